@@ -1,0 +1,138 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Apply the series of scripts/series/manifest onto the base tree as one
+# commit per logical patch, on branch "stackpoll" of the kernel repo, and
+# check the patched worktree out.  The commits are built with a scratch
+# index (git plumbing), so the worktree only changes where the result
+# differs: an unchanged series costs no kernel rebuild.
+#
+# Usage: apply-series.sh [MANIFEST [REPO [BRANCH]]]
+#   MANIFEST  default scripts/series/manifest; diffs are looked up next to it
+#   REPO      kernel git repo with branch "base" (default build/kernel/base/src)
+#   BRANCH    branch to write (default stackpoll, also checked out in the
+#             patched worktree when REPO is the default)
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+manifest=${1:-$SP_TOP/scripts/series/manifest}
+repo=${2:-$(sp_src base)}
+branch=${3:-stackpoll}
+diffdir=$(cd "$(dirname "$manifest")" && pwd)
+[ -f "$manifest" ] || die "no manifest at $manifest"
+git -C "$repo" rev-parse -q --verify base >/dev/null ||
+	die "$repo has no base branch (run scripts/base-tree.sh)"
+version=$(make -s -C "$repo" kernelversion 2>/dev/null || echo unknown)
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# Split the manifest: $tmp/N/{subject,body,edits,adds,kconfig}, N = 1, 2...
+awk -v out="$tmp" '
+	function hdr(file, val) { print val >> (out "/" n "/" file); close(out "/" n "/" file) }
+	/^#/ && !inbody { next }
+	/^Cover: / { n = 0; system("mkdir -p " out "/0"); hdr("subject", substr($0, 8)); inbody = 0; next }
+	/^Subject: / { n++; system("mkdir -p " out "/" n); hdr("subject", substr($0, 10)); inbody = 0; next }
+	n == "" { next }
+	!inbody && /^Edit: / { hdr("edits", substr($0, 7)); next }
+	!inbody && /^Add: / { hdr("adds", substr($0, 6)); next }
+	!inbody && /^Kconfig: / { hdr("kconfig", substr($0, 10)); next }
+	!inbody && /^$/ { inbody = 1; next }
+	!inbody { printf "manifest: unknown header line: %s\n", $0 > "/dev/stderr"; exit 1 }
+	{ hdr("body", $0) }
+' "$manifest" || die "cannot parse $manifest"
+
+npatches=$(find "$tmp" -mindepth 1 -maxdepth 1 -name '[1-9]*' | wc -l)
+say "series: applying $npatches patches onto Linux $version"
+
+export GIT_INDEX_FILE=$tmp/index
+rgit() { sp_git -C "$repo" "$@"; }
+rgit read-tree base
+
+# add_path PATH: stage a file or directory of this repo at the same path.
+add_path() {
+	local path=$1 f mode
+	local -a files
+
+	mapfile -t files < <(git -C "$SP_TOP" ls-files --cached --others \
+		--exclude-standard -- "$path")
+	[ "${#files[@]}" -gt 0 ] || die "patch $n: Add: $path: no such file in the repo"
+	for f in "${files[@]}"; do
+		if rgit cat-file -e "base:$f" 2>/dev/null; then
+			die "patch $n: Add: $f exists upstream; change it with an Edit"
+		fi
+		mode=100644
+		[ -x "$SP_TOP/$f" ] && mode=100755
+		rgit update-index --add --cacheinfo \
+			"$mode,$(rgit hash-object -w "$SP_TOP/$f"),$f"
+	done
+}
+
+# splice_kconfig DEST SYM AFTER: insert the "config SYM" entry of the
+# top-level Kconfig into DEST, right after the entry of AFTER.
+splice_kconfig() {
+	local dest=$1 sym=$2 after=$3 entry
+	entry=$(awk -v s="$sym" '
+		/^(menu)?config / { on = ($2 == s) }
+		on && /^(endmenu|endif|source|menu |if |comment |choice)/ { on = 0 }
+		on' "$SP_TOP/Kconfig")
+	[ -n "$entry" ] || die "patch $n: Kconfig: no 'config $sym' in the top-level Kconfig"
+	rgit cat-file blob ":$dest" >"$tmp/kconfig.in" ||
+		die "patch $n: Kconfig: no $dest in the tree"
+	ENTRY=$entry awk -v a="$after" '
+		function flush() { if (pending) { printf "\n%s\n", ENVIRON["ENTRY"]; pending = 0; done = 1 } }
+		/^(menu)?config / { if (cur == a && !done) { pending = 1 } cur = $2 }
+		/^(endmenu|endif|source|menu |if |comment |choice)/ { if (cur == a && !done) { pending = 1 } cur = "" }
+		pending { sub(/\n$/, ""); flush() }
+		{ print }
+		END { if (cur == a && !done) { pending = 1; flush() } if (!done) exit 1 }
+	' "$tmp/kconfig.in" >"$tmp/kconfig.out" ||
+		die "patch $n: Kconfig: no entry for $after in $dest"
+	rgit update-index --cacheinfo \
+		"100644,$(rgit hash-object -w "$tmp/kconfig.out"),$dest"
+}
+
+parent=$(rgit rev-parse base)
+for ((n = 1; n <= npatches; n++)); do
+	d=$tmp/$n
+	subject=$(cat "$d/subject")
+	say "series: [$n/$npatches] $subject"
+	if [ -f "$d/edits" ]; then
+		while read -r diff; do
+			[ -f "$diffdir/$diff" ] || die "patch $n: Edit: $diff missing in $diffdir"
+			rgit apply --cached --whitespace=error-all "$diffdir/$diff" 2>"$tmp/err" ||
+				die "patch $n ($subject): $diff does not apply to Linux $version: $(cat "$tmp/err")"
+		done <"$d/edits"
+	fi
+	if [ -f "$d/adds" ]; then
+		while read -r path; do add_path "$path"; done <"$d/adds"
+	fi
+	if [ -f "$d/kconfig" ]; then
+		while read -r dest sym after; do
+			splice_kconfig "$dest" "$sym" "$after"
+		done <"$d/kconfig"
+	fi
+	{
+		echo "$subject"
+		echo
+		[ -f "$d/body" ] && sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' "$d/body" && echo
+		echo "Signed-off-by: $SP_AUTHOR_NAME <$SP_AUTHOR_EMAIL>"
+	} >"$tmp/msg"
+	tree=$(rgit write-tree)
+	[ "$tree" != "$(rgit rev-parse "$parent^{tree}")" ] ||
+		die "patch $n ($subject) changes nothing"
+	parent=$(rgit commit-tree "$tree" -p "$parent" -F "$tmp/msg")
+done
+rgit update-ref "refs/heads/$branch" "$parent"
+# The cover letter text, for export-series.sh.
+gitdir=$(cd "$repo" && cd "$(git rev-parse --git-common-dir)" && pwd)
+cat "$tmp/0/subject" >"$gitdir/stackpoll-cover-subject" 2>/dev/null ||
+	die "manifest has no Cover: stanza"
+cat "$tmp/0/body" >"$gitdir/stackpoll-cover-body" 2>/dev/null || true
+
+# Bring the patched worktree to the new commit, touching only what changed.
+patched=$(sp_src patched)
+if [ "$repo" = "$(sp_src base)" ] && [ -d "$patched" ]; then
+	unset GIT_INDEX_FILE
+	sp_git -C "$patched" reset -q --hard "$branch"
+fi
+say "series: $branch is $(rgit rev-parse --short "$branch") on Linux $version"

@@ -1,0 +1,69 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Guest job "demo": fio 4k random reads, polled (--hipri=1) and interrupt
+# driven (--hipri=0), on raw NVMe and through /dev/mapper and /dev/md
+# stacks.  Prints one "ROW|..." line per run for the host's table:
+#   ROW|device|stack|hipri|IOPS|interrupts|io_poll|result
+# Argument: fio runtime in seconds (default 3).
+set -u
+# The selftests' helpers: device set-up with teardown, interrupt counts.
+# shellcheck source=/dev/null
+. /kselftest/dm-poll/lib.sh
+
+runtime=${1:-3}
+read -r -a nvme <<<"$DM_POLL_NVME_DEVS"
+[ "${#nvme[@]}" -ge 2 ] || { echo "# demo: needs two NVMe namespaces"; exit 1; }
+
+# fio_row LABEL DEV HIPRI
+fio_row()
+{
+	local label=$1 dev=$2 hipri=$3 terse irqs iops err result
+
+	# shellcheck disable=SC2034 # read by dmp_run_counted
+	DMP_IRQ_RE=$(dmp_irq_regex "$dev")
+	dmp_run_counted irqs fio_terse "$dev" "$hipri" || true
+	terse=$(cat /tmp/fio.terse)
+	err=$(echo "$terse" | cut -d';' -f5)
+	iops=$(echo "$terse" | cut -d';' -f8)
+	case ${err:-x} in
+	0) result=ok ;;
+	95) result=EOPNOTSUPP; iops=- ;;
+	x) result="fio failed: $(grep -m1 -iE 'err|fail' /tmp/fio.err)"; iops=- ;;
+	*) result="errno $err"; iops=- ;;
+	esac
+	echo "ROW|$dev|$label|$hipri|$iops|$irqs|$(dmp_io_poll "$dev")|$result"
+}
+
+fio_terse()
+{
+	fio --name=demo --filename="$1" --ioengine=io_uring --direct=1 \
+		--hipri="$2" --rw=randread --bs=4k --iodepth=16 --size=256M \
+		--time_based --runtime="$runtime" --norandommap \
+		--output-format=terse --terse-version=3 >/tmp/fio.terse 2>/tmp/fio.err
+}
+
+for hipri in 1 0; do
+	fio_row "raw NVMe" "${nvme[0]}" "$hipri"
+done
+
+dmp_dm_create striped "0 1048576 striped 2 128 ${nvme[0]} 0 ${nvme[1]} 0" || exit 1
+for hipri in 1 0; do
+	fio_row "dm-striped (2 NVMe, 64k chunk)" "$DMP_NODE" "$hipri"
+done
+dmp_dm_create linear "0 1048576 linear ${nvme[0]} 0" || exit 1
+for hipri in 1 0; do
+	fio_row "dm-linear (NVMe)" "$DMP_NODE" "$hipri"
+done
+dmp_cleanup
+
+md=/dev/md/dmpoll-demo
+if mdadm --create "$md" --run --quiet --level=0 --chunk=64 --raid-devices=2 \
+	--metadata=1.2 --homehost=any "${nvme[0]}" "${nvme[1]}" >/tmp/mdadm.log 2>&1; then
+	for hipri in 1 0; do
+		fio_row "md raid0 (2 NVMe, 64k chunk)" "$md" "$hipri"
+	done
+	mdadm --stop "$md" >/dev/null 2>&1
+	mdadm --zero-superblock "${nvme[0]}" "${nvme[1]}" >/dev/null 2>&1
+else
+	echo "ROW|$md|md raid0|-|-|-|-|mdadm --create failed: $(head -1 /tmp/mdadm.log)"
+fi

@@ -1,0 +1,63 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: GPL-2.0
+# Shared helpers for the stackpoll scripts.  Source it; do not run it.
+#
+# Layout under build/ (all generated, never committed):
+#   kernel/base/src      git repo: the pristine base tree (branch "base")
+#   kernel/patched/src   worktree of it: the series applied (branch "stackpoll")
+#   kernel/<tree>/obj    O= build directory of that tree
+#   initramfs/           guest userspace
+#   vm/                  disk images of the test VM
+#   logs/                every log, one file per step or VM run
+#   series/              the exported, mailable patch series
+
+SP_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+SP_BUILD=${SP_BUILD:-$SP_TOP/build}
+SP_LOGS=$SP_BUILD/logs
+SP_KDIR=$SP_BUILD/kernel
+
+# Identity used for the series commits, so that applying twice gives the
+# same commits and the export carries a real Signed-off-by.
+SP_AUTHOR_NAME=${SP_AUTHOR_NAME:-Stackpoll Developers}
+SP_AUTHOR_EMAIL=${SP_AUTHOR_EMAIL:-stackpoll-dev@lists.example.org}
+SP_DATE="2026-11-30T00:00:00+0000"
+
+mkdir -p "$SP_LOGS"
+
+say()  { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+die()  { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# sp_tree NAME: "base" or "patched"; BASE=1 in the environment picks base.
+sp_tree() {
+	if [ "${BASE:-0}" = 1 ]; then echo base; else echo patched; fi
+}
+
+sp_src() { echo "$SP_KDIR/$1/src"; }
+sp_obj() { echo "$SP_KDIR/$1/obj"; }
+
+# sp_git: git in the kernel repo with a fixed identity and date.
+sp_git() {
+	GIT_AUTHOR_NAME=$SP_AUTHOR_NAME GIT_AUTHOR_EMAIL=$SP_AUTHOR_EMAIL \
+	GIT_COMMITTER_NAME=$SP_AUTHOR_NAME GIT_COMMITTER_EMAIL=$SP_AUTHOR_EMAIL \
+	GIT_AUTHOR_DATE=$SP_DATE GIT_COMMITTER_DATE=$SP_DATE \
+		git -c core.autocrlf=false -c advice.detachedHead=false "$@"
+}
+
+# need_cmds CMD...: fail with the list of missing tools.
+need_cmds() {
+	local missing="" c
+	for c in "$@"; do
+		command -v "$c" >/dev/null 2>&1 || missing="$missing $c"
+	done
+	[ -z "$missing" ] || die "missing tools:$missing (run: make deps)"
+}
+
+# run_logged LOG CMD...: run CMD with output in LOG; on failure show its tail.
+run_logged() {
+	local log=$1
+	shift
+	if ! "$@" >"$log" 2>&1; then
+		tail -n 40 "$log" >&2
+		die "'$*' failed; full log: $log"
+	fi
+}

@@ -1,0 +1,107 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Boot a kernel in the test VM (QEMU TCG, 2 CPUs, two NVMe controllers
+# with poll queues, a multi-queue virtio-blk disk), run one guest job and
+# bring its output back.
+#
+# Usage: vm-run.sh [options] KERNEL JOB [JOB-ARGS...]
+#   --name NAME      log name (default JOB); logs are build/logs/NAME.*
+#   --timeout SEC    hard limit for the whole VM run (default 1800)
+#   --icount         deterministic guest time (-icount shift=0,sleep=off):
+#                    guest time counts guest instructions
+#
+# Output: build/logs/NAME.console (serial console, kernel log) and
+# build/logs/NAME.out (the job's output, from the second serial port).
+# Exit status: the job's, or 1 if the VM timed out, the guest died before
+# reporting, or the kernel log shows an oops, WARN, hung task, soft lockup
+# or NVMe timeout.
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+name='' timeout=1800 icount=''
+while [ $# -gt 0 ]; do
+	case $1 in
+	--name) name=$2; shift 2 ;;
+	--timeout) timeout=$2; shift 2 ;;
+	--icount) icount=1; shift ;;
+	--) shift; break ;;
+	-*) die "vm-run.sh: unknown option $1" ;;
+	*) break ;;
+	esac
+done
+[ $# -ge 2 ] || die "usage: vm-run.sh [options] KERNEL JOB [JOB-ARGS...]"
+kernel=$1 job=$2
+shift 2
+name=${name:-$job}
+initrd=$SP_BUILD/initramfs/initramfs.cpio
+[ -f "$kernel" ] || die "no kernel image at $kernel"
+[ -f "$initrd" ] || die "no initramfs at $initrd (run scripts/initramfs.sh)"
+need_cmds qemu-system-x86_64 timeout
+
+vm=$SP_BUILD/vm
+mkdir -p "$vm"
+# One VM at a time: the disk images are shared.
+exec 9>"$vm/lock"
+flock -n 9 || die "another test VM is running (lock $vm/lock)"
+
+# Fresh sparse disks every run, so no run sees another's data.
+for img in nvme0 nvme1 virtio0; do
+	rm -f "$vm/$img.img"
+	truncate -s 1G "$vm/$img.img"
+done
+
+console=$SP_LOGS/$name.console
+out=$SP_LOGS/$name.out
+rm -f "$console" "$out"
+
+# The job's arguments travel as /jobargs, one per line, in a second cpio
+# archive appended to the initramfs (the kernel unpacks both).
+(
+	cd "$vm" && rm -rf args && mkdir args && cd args &&
+	printf '%s\n' "$@" >jobargs &&
+	echo jobargs | cpio -o -H newc --quiet
+) >"$vm/args.cpio"
+cat "$initrd" "$vm/args.cpio" >"$vm/initrd.cpio"
+append="console=ttyS0 panic=-1 loglevel=6"
+append="$append nvme.poll_queues=2 virtio_blk.poll_queues=1"
+append="$append null_blk.nr_devices=0 null_blk.poll_queues=2"
+append="$append sp.nvme=2 sp.job=$job"
+
+accel=(-accel tcg)
+[ -n "$icount" ] && accel=(-accel "tcg,thread=single" -icount "shift=0,sleep=off")
+
+qemu=(qemu-system-x86_64 "${accel[@]}" -cpu max -smp 2 -m 2G
+	-nodefaults -display none -no-reboot
+	-kernel "$kernel" -initrd "$vm/initrd.cpio" -append "$append"
+	-serial "file:$console" -serial "file:$out"
+	-drive "if=none,id=nvm0,format=raw,cache=unsafe,file=$vm/nvme0.img"
+	-device "nvme,serial=spnvme0,drive=nvm0"
+	-drive "if=none,id=nvm1,format=raw,cache=unsafe,file=$vm/nvme1.img"
+	-device "nvme,serial=spnvme1,drive=nvm1"
+	-drive "if=none,id=vd0,format=raw,cache=unsafe,file=$vm/virtio0.img"
+	-device "virtio-blk-pci,drive=vd0,num-queues=2")
+
+say "vm[$name]: booting $kernel, job $job${*:+ $*} (console: $console)"
+start=$(date +%s)
+rc=0
+timeout -k 10 "$timeout" "${qemu[@]}" </dev/null >"$SP_LOGS/$name.qemu" 2>&1 || rc=$?
+elapsed=$(($(date +%s) - start))
+[ "$rc" = 124 ] && { echo "vm[$name]: timed out after $timeout s" >&2; }
+[ "$rc" = 0 ] || [ "$rc" = 124 ] ||
+	{ cat "$SP_LOGS/$name.qemu" >&2; die "vm[$name]: qemu failed ($rc)"; }
+
+status=$(tail -n 1 "$out" 2>/dev/null | tr -d '\r' | sed -n 's/^STACKPOLL-EXIT \([0-9]*\)$/\1/p')
+if [ -z "$status" ]; then
+	echo "vm[$name]: the guest died before reporting an exit status; console tail:" >&2
+	tail -n 30 "$console" >&2
+	status=1
+fi
+problems=$(grep -nE "$(cat "$SP_TOP/scripts/guest/kernel-log-errors")" "$console" |
+	head -n 20 || true)
+if [ -n "$problems" ]; then
+	echo "vm[$name]: the guest kernel log shows trouble:" >&2
+	echo "$problems" >&2
+	[ "$status" != 0 ] || status=1
+fi
+say "vm[$name]: done in $elapsed s, status $status"
+exit "$status"

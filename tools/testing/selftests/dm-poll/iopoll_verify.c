@@ -1,0 +1,459 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iopoll_verify - write a pattern to a block device with io_uring and read
+ * it back, polled (IORING_SETUP_IOPOLL, O_DIRECT) or interrupt driven, and
+ * check the result of every completion.
+ *
+ * Every 512-byte sector carries its own sector number and the run's seed,
+ * followed by pseudo-random filler derived from both, so data that lands on
+ * the wrong sector, is torn, or is stale from another run is caught no
+ * matter which I/O sizes wrote or read it.
+ *
+ * Exit status follows kselftest: 0 pass, 1 fail, 4 skip.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <liburing.h>
+#include <linux/fs.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SECTOR		512
+#define MAGIC		0x53504f4cU	/* "SPOL" */
+#define KSFT_PASS	0
+#define KSFT_FAIL	1
+#define KSFT_SKIP	4
+
+struct opts {
+	const char *dev;
+	bool do_write, do_read;
+	bool iopoll;
+	bool fixed;
+	unsigned int qd;
+	unsigned long long offset, size;
+	unsigned int bs_min, bs_max;
+	unsigned int seed;
+	int expect_errno;
+	unsigned int max_lat_ms;
+};
+
+struct slot {
+	void *buf;
+	unsigned long long off;
+	unsigned int len;
+	struct timespec start;
+	bool busy;
+};
+
+struct stats {
+	unsigned long long ios, bytes, errors, max_lat_us, total_lat_us;
+};
+
+static unsigned long long xorshift64(unsigned long long *s)
+{
+	unsigned long long x = *s;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	*s = x;
+	return x;
+}
+
+static unsigned long long filler_seed(unsigned int seed, unsigned long long sector)
+{
+	return (sector + 1) * 0x9e3779b97f4a7c15ULL ^ ((unsigned long long)seed << 32 | seed);
+}
+
+static void fill_sector(unsigned char *p, unsigned int seed, unsigned long long sector)
+{
+	unsigned long long s = filler_seed(seed, sector);
+	unsigned int magic = MAGIC;
+	int i;
+
+	memcpy(p, &magic, 4);
+	memcpy(p + 4, &seed, 4);
+	memcpy(p + 8, &sector, 8);
+	for (i = 16; i < SECTOR; i += 8) {
+		unsigned long long v = xorshift64(&s);
+
+		memcpy(p + i, &v, 8);
+	}
+}
+
+/* Returns true if the sector holds what fill_sector() wrote. */
+static bool check_sector(const unsigned char *p, unsigned int seed, unsigned long long sector)
+{
+	unsigned char want[SECTOR];
+	unsigned int magic, got_seed;
+	unsigned long long got_sector;
+
+	fill_sector(want, seed, sector);
+	if (!memcmp(p, want, SECTOR))
+		return true;
+	memcpy(&magic, p, 4);
+	memcpy(&got_seed, p + 4, 4);
+	memcpy(&got_sector, p + 8, 8);
+	if (magic != MAGIC)
+		printf("# sector %llu: no pattern (stale or torn data)\n",
+		       sector);
+	else if (got_sector != sector || got_seed != seed)
+		printf("# sector %llu: holds sector %llu of seed %u (misdirected or stale)\n",
+		       sector, got_sector, got_seed);
+	else
+		printf("# sector %llu: header right, payload corrupt\n",
+		       sector);
+	return false;
+}
+
+static unsigned long long elapsed_us(const struct timespec *a)
+{
+	struct timespec b;
+
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	return (b.tv_sec - a->tv_sec) * 1000000ULL +
+	       (b.tv_nsec - a->tv_nsec) / 1000;
+}
+
+static unsigned int pick_len(const struct opts *o, unsigned long long *rng,
+			     unsigned long long remaining)
+{
+	unsigned long long len = o->bs_min;
+	unsigned int steps = (o->bs_max - o->bs_min) / SECTOR;
+
+	if (steps)
+		len += (xorshift64(rng) % (steps + 1)) * SECTOR;
+	return len < remaining ? len : remaining;
+}
+
+static void prep(struct io_uring_sqe *sqe, const struct opts *o, int fd,
+		 struct slot *s, unsigned int idx, bool write)
+{
+	if (o->fixed && write)
+		io_uring_prep_write_fixed(sqe, fd, s->buf, s->len, s->off, idx);
+	else if (o->fixed)
+		io_uring_prep_read_fixed(sqe, fd, s->buf, s->len, s->off, idx);
+	else if (write)
+		io_uring_prep_write(sqe, fd, s->buf, s->len, s->off);
+	else
+		io_uring_prep_read(sqe, fd, s->buf, s->len, s->off);
+	io_uring_sqe_set_data64(sqe, idx);
+}
+
+/* Handle one completion; returns false on a failed check. */
+static bool complete(const struct opts *o, struct slot *s, int res,
+		     bool write, struct stats *st)
+{
+	unsigned long long lat = elapsed_us(&s->start);
+	bool ok = true;
+	unsigned int i;
+
+	s->busy = false;
+	st->ios++;
+	st->total_lat_us += lat;
+	if (lat > st->max_lat_us)
+		st->max_lat_us = lat;
+	if (o->max_lat_ms && lat > o->max_lat_ms * 1000ULL) {
+		printf("# %s at %llu len %u took %llu us (limit %u ms)\n",
+		       write ? "write" : "read", s->off, s->len, lat, o->max_lat_ms);
+		ok = false;
+	}
+	if (o->expect_errno) {
+		if (res != -o->expect_errno) {
+			printf("# %s at %llu: res %d, expected -%s\n",
+			       write ? "write" : "read", s->off, res,
+			       strerrorname_np(o->expect_errno));
+			ok = false;
+		}
+		goto out;
+	}
+	if (res != (int)s->len) {
+		printf("# %s at %llu len %u: res %d (%s)\n",
+		       write ? "write" : "read", s->off, s->len, res,
+		       res < 0 ? strerror(-res) : "short I/O");
+		ok = false;
+		goto out;
+	}
+	st->bytes += s->len;
+	if (!write) {
+		for (i = 0; i < s->len / SECTOR; i++)
+			if (!check_sector((unsigned char *)s->buf + i * SECTOR,
+					  o->seed, s->off / SECTOR + i)) {
+				ok = false;
+				break;
+			}
+	}
+out:
+	if (!ok)
+		st->errors++;
+	return ok;
+}
+
+/* One pass over the region: writes the pattern or reads and checks it. */
+static int run_pass(const struct opts *o, struct io_uring *ring, int fd,
+		    struct slot *slots, bool write, struct stats *st)
+{
+	unsigned long long rng = o->seed * 2654435761ULL + (write ? 1 : 2);
+	unsigned long long next = o->offset, end = o->offset + o->size;
+	unsigned int inflight = 0, i;
+	struct io_uring_cqe *cqe;
+	int ret;
+
+	while (next < end || inflight) {
+		for (i = 0; i < o->qd && next < end; i++) {
+			struct slot *s = &slots[i];
+			struct io_uring_sqe *sqe;
+			unsigned int k;
+
+			if (s->busy)
+				continue;
+			sqe = io_uring_get_sqe(ring);
+			if (!sqe)
+				break;
+			s->off = next;
+			s->len = pick_len(o, &rng, end - next);
+			next += s->len;
+			if (write)
+				for (k = 0; k < s->len / SECTOR; k++)
+					fill_sector((unsigned char *)s->buf + k * SECTOR,
+						    o->seed, s->off / SECTOR + k);
+			else
+				memset(s->buf, 0xa5, s->len);
+			prep(sqe, o, fd, s, i, write);
+			s->busy = true;
+			clock_gettime(CLOCK_MONOTONIC, &s->start);
+			inflight++;
+		}
+		ret = io_uring_submit_and_wait(ring, 1);
+		if (ret < 0) {
+			printf("# io_uring_submit_and_wait: %s\n", strerror(-ret));
+			return -1;
+		}
+		while (io_uring_peek_cqe(ring, &cqe) == 0) {
+			unsigned int idx = io_uring_cqe_get_data64(cqe);
+
+			if (idx >= o->qd || !slots[idx].busy) {
+				printf("# bogus completion user_data %u\n", idx);
+				return -1;
+			}
+			complete(o, &slots[idx], cqe->res, write, st);
+			io_uring_cqe_seen(ring, cqe);
+			inflight--;
+		}
+	}
+	return 0;
+}
+
+static int open_device(const struct opts *o, unsigned long long *dev_size)
+{
+	unsigned int lbs = SECTOR;
+	struct stat stbuf;
+	int fd;
+
+	fd = open(o->dev, (o->do_write ? O_RDWR : O_RDONLY) | O_DIRECT);
+	if (fd < 0) {
+		printf("# open %s: %s\n", o->dev, strerror(errno));
+		return -1;
+	}
+	/*
+	 * Never let a missing device node turn into a regular file on
+	 * devtmpfs: the test would pass without touching any device.
+	 */
+	if (fstat(fd, &stbuf) || !S_ISBLK(stbuf.st_mode)) {
+		printf("# %s is not a block device\n", o->dev);
+		close(fd);
+		return -1;
+	}
+	if (ioctl(fd, BLKGETSIZE64, dev_size) || ioctl(fd, BLKSSZGET, &lbs)) {
+		printf("# %s: size ioctls: %s\n", o->dev, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (o->bs_min % lbs || o->offset % lbs || o->size % lbs) {
+		printf("# %s: sizes and offset must be multiples of %u\n",
+		       o->dev, lbs);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int setup_buffers(const struct opts *o, struct io_uring *ring,
+			 struct slot *slots)
+{
+	struct iovec *iov = calloc(o->qd, sizeof(*iov));
+	unsigned int i;
+	int ret = 0;
+
+	if (!iov)
+		return -ENOMEM;
+	for (i = 0; i < o->qd; i++) {
+		if (posix_memalign(&slots[i].buf, 4096, o->bs_max)) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		iov[i].iov_base = slots[i].buf;
+		iov[i].iov_len = o->bs_max;
+	}
+	if (o->fixed)
+		ret = io_uring_register_buffers(ring, iov, o->qd);
+out:
+	free(iov);
+	return ret;
+}
+
+static void print_help(const char *prog)
+{
+	fprintf(stderr,
+		"usage: %s [options] DEVICE\n"
+		"  -m write|read|rw  write the pattern, check it, or both (rw)\n"
+		"  -o BYTES          start offset (default 0)\n"
+		"  -s BYTES          region size (default: to the end, at most 64 MiB)\n"
+		"  -b MIN[-MAX]      I/O size, or a random size in [MIN,MAX] (default 4096)\n"
+		"  -q DEPTH          queue depth (default 8)\n"
+		"  -S SEED           pattern seed (default 1)\n"
+		"  -I                interrupt driven: no IORING_SETUP_IOPOLL\n"
+		"  -F                use registered (fixed) buffers\n"
+		"  -e ERRNO          expect every I/O to fail with this errno number\n"
+		"  -L MS             fail if any I/O takes longer than MS milliseconds\n",
+		prog);
+}
+
+static unsigned long long parse_size(const char *s)
+{
+	char *end;
+	unsigned long long v = strtoull(s, &end, 0);
+
+	switch (*end) {
+	case 'k': case 'K': return v << 10;
+	case 'm': case 'M': return v << 20;
+	case 'g': case 'G': return v << 30;
+	default: return v;
+	}
+}
+
+static int parse_opts(int argc, char **argv, struct opts *o)
+{
+	char *dash;
+	int c;
+
+	*o = (struct opts){ .do_write = true, .do_read = true, .iopoll = true,
+			    .qd = 8, .bs_min = 4096, .bs_max = 4096, .seed = 1 };
+	while ((c = getopt(argc, argv, "m:o:s:b:q:S:IFe:L:")) != -1) {
+		switch (c) {
+		case 'm':
+			o->do_write = strcmp(optarg, "read") != 0;
+			o->do_read = strcmp(optarg, "write") != 0;
+			break;
+		case 'o':
+			o->offset = parse_size(optarg);
+			break;
+		case 's':
+			o->size = parse_size(optarg);
+			break;
+		case 'b':
+			o->bs_min = parse_size(optarg);
+			dash = strchr(optarg, '-');
+			o->bs_max = dash ? parse_size(dash + 1) : o->bs_min;
+			break;
+		case 'q':
+			o->qd = atoi(optarg);
+			break;
+		case 'S':
+			o->seed = strtoul(optarg, NULL, 0);
+			break;
+		case 'I':
+			o->iopoll = false;
+			break;
+		case 'F':
+			o->fixed = true;
+			break;
+		case 'e':
+			o->expect_errno = atoi(optarg);
+			break;
+		case 'L':
+			o->max_lat_ms = atoi(optarg);
+			break;
+		default: return -1;
+		}
+	}
+	if (optind != argc - 1 || !o->qd || o->qd > 1024 ||
+	    !o->bs_min || o->bs_min % SECTOR || o->bs_max % SECTOR ||
+	    o->bs_max < o->bs_min)
+		return -1;
+	o->dev = argv[optind];
+	return 0;
+}
+
+static int run(const struct opts *o, int fd)
+{
+	struct stats wst = { 0 }, rst = { 0 };
+	struct io_uring ring;
+	struct slot *slots;
+	int ret;
+
+	ret = io_uring_queue_init(o->qd * 2, &ring,
+				  o->iopoll ? IORING_SETUP_IOPOLL : 0);
+	if (ret) {
+		printf("# io_uring_queue_init: %s\n", strerror(-ret));
+		return ret == -EINVAL ? KSFT_SKIP : KSFT_FAIL;
+	}
+	slots = calloc(o->qd, sizeof(*slots));
+	if (!slots || setup_buffers(o, &ring, slots)) {
+		printf("# cannot set up %u buffers of %u bytes\n", o->qd, o->bs_max);
+		return KSFT_FAIL;
+	}
+	if (o->do_write && run_pass(o, &ring, fd, slots, true, &wst))
+		return KSFT_FAIL;
+	if (o->do_read && run_pass(o, &ring, fd, slots, false, &rst))
+		return KSFT_FAIL;
+	printf("# %s %s qd=%u bs=%u-%u: writes %llu reads %llu errors %llu max_lat_us %llu\n",
+	       o->dev, o->iopoll ? "iopoll" : "irq", o->qd, o->bs_min,
+	       o->bs_max, wst.ios, rst.ios, wst.errors + rst.errors,
+	       wst.max_lat_us > rst.max_lat_us ? wst.max_lat_us :
+	       rst.max_lat_us);
+	io_uring_queue_exit(&ring);
+	return wst.errors + rst.errors ? KSFT_FAIL : KSFT_PASS;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o;
+	unsigned long long dev_size;
+	int fd, ret;
+
+	if (parse_opts(argc, argv, &o)) {
+		print_help(argv[0]);
+		return KSFT_FAIL;
+	}
+	fd = open_device(&o, &dev_size);
+	if (fd < 0)
+		return KSFT_FAIL;
+	if (o.offset >= dev_size) {
+		printf("# offset %llu beyond the device (%llu bytes)\n",
+		       o.offset, dev_size);
+		close(fd);
+		return KSFT_FAIL;
+	}
+	if (!o.size) {
+		o.size = dev_size - o.offset;
+		if (o.size > (64ULL << 20))
+			o.size = 64ULL << 20;
+	}
+	if (o.offset + o.size > dev_size) {
+		printf("# region ends beyond the device\n");
+		close(fd);
+		return KSFT_FAIL;
+	}
+	ret = run(&o, fd);
+	close(fd);
+	return ret;
+}

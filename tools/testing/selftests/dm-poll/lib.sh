@@ -1,0 +1,279 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Shared helpers of the dm-poll selftests: device discovery, stacked device
+# set-up with guaranteed teardown, interrupt accounting and the polled I/O
+# checker.  Each test sources this file and then uses ktap_helpers.sh.
+#
+# The devices under test come from the environment, like blktests'
+# TEST_DEVS.  Their contents are DESTROYED.
+#   DM_POLL_NVME_DEVS    NVMe namespaces with poll queues (nvme.poll_queues=N)
+#   DM_POLL_NVME_CHARS   matching NVMe generic char devices (/dev/ngXnY), optional
+#   DM_POLL_VIRTIO_DEV   a virtio-blk disk with poll queues (virtio_blk.poll_queues=N)
+# null_blk devices are created through configfs when null_blk is available.
+# A test whose devices are not given reports SKIP with the reason.
+
+DMP_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=/dev/null
+. "$DMP_DIR/../kselftest/ktap_helpers.sh"
+
+DMP_VERIFY=$DMP_DIR/iopoll_verify
+DMP_PREFIX=dmpoll-$$
+DMP_DM_DEVS=()
+DMP_NULLB_DEVS=()
+
+# Without udev, libdevmapper must create /dev/mapper nodes itself and must
+# not wait for udev cookies.
+if [ ! -d /run/udev ]; then
+	export DM_DISABLE_UDEV=1
+fi
+
+dmp_cleanup()
+{
+	local i name
+
+	for ((i = ${#DMP_DM_DEVS[@]} - 1; i >= 0; i--)); do
+		dmsetup remove --retry "${DMP_DM_DEVS[$i]}" >/dev/null 2>&1 ||
+			echo "# cleanup: cannot remove dm device ${DMP_DM_DEVS[$i]}"
+	done
+	for name in "${DMP_NULLB_DEVS[@]}"; do
+		echo 0 >"/sys/kernel/config/nullb/$name/power" 2>/dev/null
+		rmdir "/sys/kernel/config/nullb/$name" 2>/dev/null ||
+			echo "# cleanup: cannot remove null_blk device $name"
+	done
+	DMP_DM_DEVS=()
+	DMP_NULLB_DEVS=()
+}
+trap dmp_cleanup EXIT
+
+# dmp_skip_all REASON: the whole test cannot run here.
+dmp_skip_all()
+{
+	ktap_print_header
+	ktap_skip_all "$*"
+	exit "$KSFT_SKIP"
+}
+
+dmp_require_root()
+{
+	[ "$(id -u)" = 0 ] || dmp_skip_all "must be run as root"
+}
+
+dmp_require_cmds()
+{
+	local c
+
+	for c in "$@"; do
+		command -v "$c" >/dev/null 2>&1 || dmp_skip_all "$c not installed"
+	done
+	[ -x "$DMP_VERIFY" ] || dmp_skip_all "iopoll_verify not built"
+}
+
+# dmp_get_nvme_devs N: set DMP_NVME to N devices of DM_POLL_NVME_DEVS that
+# have poll queues, or skip the test.
+dmp_get_nvme_devs()
+{
+	local -a devs
+	local d
+
+	read -r -a devs <<<"${DM_POLL_NVME_DEVS:-}"
+	[ "${#devs[@]}" -ge "$1" ] ||
+		dmp_skip_all "needs $1 NVMe devices with poll queues in DM_POLL_NVME_DEVS"
+	for d in "${devs[@]:0:$1}"; do
+		[ -b "$d" ] || dmp_skip_all "$d is not a block device"
+		[ "$(dmp_io_poll "$d")" = 1 ] ||
+			dmp_skip_all "$d has no poll queues (boot with nvme.poll_queues=N)"
+	done
+	# shellcheck disable=SC2034 # for the caller
+	DMP_NVME=("${devs[@]:0:$1}")
+}
+
+# dmp_sysfs DEV: the /sys/dev/block directory of a block device node.
+dmp_sysfs()
+{
+	local majmin
+
+	majmin=$(stat -L -c '%t:%T' "$1") || return 1
+	echo "/sys/dev/block/$((16#${majmin%:*})):$((16#${majmin#*:}))"
+}
+
+dmp_io_poll()
+{
+	cat "$(dmp_sysfs "$1")/queue/io_poll"
+}
+
+# dmp_sectors DEV: size in 512-byte sectors.
+dmp_sectors()
+{
+	cat "$(dmp_sysfs "$1")/size"
+}
+
+# dmp_dm_create NAME TABLE: create a dm device, registered for teardown,
+# and set DMP_NODE to its node.  NAME gets a per-run prefix.
+dmp_dm_create()
+{
+	local name=$DMP_PREFIX-$1
+
+	DMP_NODE=
+	if ! dmsetup create "$name" --noudevsync --table "$2"; then
+		echo "# dmsetup create $name failed: $2"
+		return 1
+	fi
+	DMP_DM_DEVS+=("$name")
+	[ -b "/dev/mapper/$name" ] || dmsetup mknodes "$name"
+	[ -b "/dev/mapper/$name" ] ||
+		{ echo "# /dev/mapper/$name is not a block device"; return 1; }
+	DMP_NODE=/dev/mapper/$name
+}
+
+# dmp_nullb_create NAME KEY=VALUE...: create and power on a null_blk
+# device through configfs, registered for teardown; set DMP_NODE.
+dmp_nullb_create()
+{
+	local dir=/sys/kernel/config/nullb/$DMP_PREFIX-$1 kv node
+	shift
+
+	DMP_NODE=
+	mkdir "$dir" || return 1
+	DMP_NULLB_DEVS+=("${dir##*/}")
+	for kv in "$@"; do
+		echo "${kv#*=}" >"$dir/${kv%%=*}" ||
+			{ echo "# null_blk: cannot set $kv"; return 1; }
+	done
+	echo 1 >"$dir/power" || return 1
+	# The disk is named after the configfs directory (nullbN before 6.0).
+	for node in "/dev/${dir##*/}" "/dev/nullb$(cat "$dir/index")"; do
+		if [ -b "$node" ]; then
+			# shellcheck disable=SC2034 # for the caller
+			DMP_NODE=$node
+			return 0
+		fi
+	done
+	echo "# no block device node for null_blk ${dir##*/}"
+	return 1
+}
+
+# dmp_require_nullb: null_blk configured through configfs, or skip.
+dmp_require_nullb()
+{
+	[ -d /sys/kernel/config/nullb ] ||
+		modprobe null_blk nr_devices=0 poll_queues=2 >/dev/null 2>&1 ||
+		true
+	[ -d /sys/kernel/config/nullb ] ||
+		dmp_skip_all "null_blk with configfs not available"
+}
+
+# dmp_irqs REGEX: total interrupts, all CPUs, of /proc/interrupts lines
+# whose action name matches REGEX (extended, anchored).
+dmp_irqs()
+{
+	awk -v re="^($1)\$" '
+		NR == 1 { ncpu = NF; next }
+		$NF ~ re { for (i = 2; i <= ncpu + 1; i++) sum += $i }
+		END { print sum + 0 }' /proc/interrupts
+}
+
+# dmp_irq_regex DEV...: the interrupt names of the NVMe controllers or
+# virtio-blk devices behind DEVs, following dm and md stacks down through
+# slaves/ and NVMe multipath heads down through multipath/.
+dmp_irq_regex()
+{
+	local d re=""
+
+	for d in "$@"; do
+		re="$re|$(dmp_irq_regex_sysfs "$(readlink -f "$(dmp_sysfs "$d")")")"
+	done
+	echo "${re#|}"
+}
+
+dmp_irq_regex_sysfs()
+{
+	local sys=$1 lower parent re=""
+
+	for lower in "$sys"/slaves/* "$sys"/multipath/*; do
+		[ -e "$lower" ] &&
+			re="$re|$(dmp_irq_regex_sysfs "$(readlink -f "$lower")")"
+	done
+	parent=$(basename "$(readlink -f "$sys/device")")
+	case $parent in
+	nvme[0-9]*) re="$re|${parent}q[1-9][0-9]*" ;;
+	virtio[0-9]*) re="$re|$parent-.*" ;;
+	esac
+	echo "${re#|}"
+}
+
+# dmp_run_counted VAR CMD...: run CMD, store the number of device
+# interrupts it caused in VAR.  Uses DMP_IRQ_RE set by the caller.
+dmp_run_counted()
+{
+	local -n _count=$1
+	local before rc=0
+	shift
+
+	before=$(dmp_irqs "$DMP_IRQ_RE")
+	"$@" || rc=$?
+	_count=$(($(dmp_irqs "$DMP_IRQ_RE") - before))
+	return "$rc"
+}
+
+# dmp_check_polled DESC DEV VERIFY-ARGS...: polled write+verify on DEV with
+# no interrupt from the devices below it.  One KTAP result.
+dmp_check_polled()
+{
+	local desc=$1 dev=$2 irqs
+	shift 2
+
+	DMP_IRQ_RE=$(dmp_irq_regex "$dev")
+	if ! dmp_run_counted irqs "$DMP_VERIFY" "$@" "$dev"; then
+		ktap_test_fail "$desc: polled I/O failed"
+	elif [ "$irqs" -ne 0 ]; then
+		ktap_test_fail "$desc: $irqs interrupts during polled I/O (${DMP_IRQ_RE})"
+	else
+		ktap_test_pass "$desc: polled, data verified, 0 interrupts"
+	fi
+}
+
+# dmp_check_irq DESC DEV VERIFY-ARGS...: the same I/O interrupt driven must
+# raise interrupts: proves the counter watches the right lines.
+dmp_check_irq()
+{
+	local desc=$1 dev=$2 irqs
+	shift 2
+
+	DMP_IRQ_RE=$(dmp_irq_regex "$dev")
+	if ! dmp_run_counted irqs "$DMP_VERIFY" -I "$@" "$dev"; then
+		ktap_test_fail "$desc: interrupt-driven I/O failed"
+	elif [ "$irqs" -le 0 ]; then
+		ktap_test_fail "$desc: no interrupt counted for interrupt-driven I/O" \
+			"(${DMP_IRQ_RE})"
+	else
+		ktap_test_pass "$desc: interrupt driven, data verified, $irqs interrupts"
+	fi
+}
+
+# dmp_check_verified DESC DEV VERIFY-ARGS...: polled write+verify where
+# interrupts cannot be attributed (null_blk completes without a device).
+dmp_check_verified()
+{
+	local desc=$1 dev=$2
+	shift 2
+
+	if "$DMP_VERIFY" "$@" "$dev"; then
+		ktap_test_pass "$desc: polled, data verified"
+	else
+		ktap_test_fail "$desc: polled I/O failed"
+	fi
+}
+
+# dmp_check_io_poll DESC DEV EXPECTED
+dmp_check_io_poll()
+{
+	local got
+
+	got=$(dmp_io_poll "$2")
+	if [ "$got" = "$3" ]; then
+		ktap_test_pass "$1: queue/io_poll is $3"
+	else
+		ktap_test_fail "$1: queue/io_poll is $got, expected $3"
+	fi
+}
