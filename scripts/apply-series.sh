@@ -6,17 +6,18 @@
 # index (git plumbing), so the worktree only changes where the result
 # differs: an unchanged series costs no kernel rebuild.
 #
-# Usage: apply-series.sh [MANIFEST [REPO [BRANCH]]]
-#   MANIFEST  default scripts/series/manifest; diffs are looked up next to it
-#   REPO      kernel git repo with branch "base" (default build/kernel/base/src)
-#   BRANCH    branch to write (default stackpoll, also checked out in the
-#             patched worktree when REPO is the default)
+# Usage: apply-series.sh [MANIFEST]
+#   MANIFEST      default scripts/series/manifest; diffs are looked up next to it
+#   SP_BRANCH     branch to write (default stackpoll, which the patched
+#                 worktree has checked out)
+#   SP_KCONFIG    the file Kconfig: lines take entries from (default ./Kconfig)
 set -eu
 . "$(dirname "$0")/lib.sh"
 
 manifest=${1:-$SP_TOP/scripts/series/manifest}
-repo=${2:-$(sp_src base)}
-branch=${3:-stackpoll}
+repo=$(sp_src base)
+branch=$SP_BRANCH
+kconfig=${SP_KCONFIG:-$SP_TOP/Kconfig}
 diffdir=$(cd "$(dirname "$manifest")" && pwd)
 [ -f "$manifest" ] || die "no manifest at $manifest"
 git -C "$repo" rev-parse -q --verify base >/dev/null ||
@@ -72,20 +73,24 @@ add_path() {
 splice_kconfig() {
 	local dest=$1 sym=$2 after=$3 entry
 	entry=$(awk -v s="$sym" '
-		/^(menu)?config / { on = ($2 == s) }
-		on && /^(endmenu|endif|source|menu |if |comment |choice)/ { on = 0 }
-		on' "$SP_TOP/Kconfig")
-	[ -n "$entry" ] || die "patch $n: Kconfig: no 'config $sym' in the top-level Kconfig"
-	rgit cat-file blob ":$dest" >"$tmp/kconfig.in" ||
+		/^(menuconfig |config |endmenu|endif|source |menu |if |comment |choice)/ {
+			on = ($1 == "config" || $1 == "menuconfig") && $2 == s
+		}
+		on' "$kconfig")
+	[ -n "$entry" ] || die "patch $n: Kconfig: no 'config $sym' in $kconfig"
+	rgit cat-file blob ":$dest" >"$tmp/kconfig.in" 2>/dev/null ||
 		die "patch $n: Kconfig: no $dest in the tree"
 	ENTRY=$entry awk -v a="$after" '
-		function flush() { if (pending) { printf "\n%s\n", ENVIRON["ENTRY"]; pending = 0; done = 1 } }
-		/^(menu)?config / { if (cur == a && !done) { pending = 1 } cur = $2 }
-		/^(endmenu|endif|source|menu |if |comment |choice)/ { if (cur == a && !done) { pending = 1 } cur = "" }
-		pending { sub(/\n$/, ""); flush() }
+		function is_start(l) {
+			return l ~ /^(menuconfig |config |endmenu|endif|source |menu |if |comment |choice)/
+		}
+		!done && in_anchor && is_start($0) { print ENVIRON["ENTRY"]; print ""; done = 1 }
+		is_start($0) { in_anchor = ($1 == "config" || $1 == "menuconfig") && $2 == a }
 		{ print }
-		END { if (cur == a && !done) { pending = 1; flush() } if (!done) exit 1 }
-	' "$tmp/kconfig.in" >"$tmp/kconfig.out" ||
+		END {
+			if (!done && in_anchor) { print ""; print ENVIRON["ENTRY"]; done = 1 }
+			exit !done
+		}' "$tmp/kconfig.in" >"$tmp/kconfig.out" ||
 		die "patch $n: Kconfig: no entry for $after in $dest"
 	rgit update-index --cacheinfo \
 		"100644,$(rgit hash-object -w "$tmp/kconfig.out"),$dest"
@@ -125,13 +130,13 @@ done
 rgit update-ref "refs/heads/$branch" "$parent"
 # The cover letter text, for export-series.sh.
 gitdir=$(cd "$repo" && cd "$(git rev-parse --git-common-dir)" && pwd)
-cat "$tmp/0/subject" >"$gitdir/stackpoll-cover-subject" 2>/dev/null ||
+cat "$tmp/0/subject" >"$gitdir/$branch-cover-subject" 2>/dev/null ||
 	die "manifest has no Cover: stanza"
-cat "$tmp/0/body" >"$gitdir/stackpoll-cover-body" 2>/dev/null || true
+cat "$tmp/0/body" >"$gitdir/$branch-cover-body" 2>/dev/null || true
 
 # Bring the patched worktree to the new commit, touching only what changed.
 patched=$(sp_src patched)
-if [ "$repo" = "$(sp_src base)" ] && [ -d "$patched" ]; then
+if [ "$branch" = stackpoll ] && [ -d "$patched" ]; then
 	unset GIT_INDEX_FILE
 	sp_git -C "$patched" reset -q --hard "$branch"
 fi

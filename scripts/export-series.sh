@@ -8,23 +8,25 @@ set -eu
 
 repo=$(sp_src base)
 out=${1:-$SP_BUILD/series}
-git -C "$repo" rev-parse -q --verify stackpoll >/dev/null ||
+git -C "$repo" rev-parse -q --verify "$SP_BRANCH" >/dev/null ||
 	die "no applied series (run scripts/apply-series.sh)"
 gitdir=$(cd "$repo" && cd "$(git rev-parse --git-common-dir)" && pwd)
 
 rm -rf "$out"
 sp_git -C "$repo" format-patch -q --cover-letter --numbered --base=base \
-	--subject-prefix="PATCH 6.12" -o "$out" base..stackpoll >/dev/null
+	--subject-prefix="PATCH 6.12" -o "$out" "base..$SP_BRANCH" >/dev/null
 
 # Fill the cover letter from the manifest's Cover: stanza.
 cover=$(ls "$out"/0000-*.patch)
-SUBJ=$(cat "$gitdir/stackpoll-cover-subject") \
-BLURB=$(cat "$gitdir/stackpoll-cover-body") awk '
+SUBJ=$(cat "$gitdir/$SP_BRANCH-cover-subject") \
+BLURB=$(cat "$gitdir/$SP_BRANCH-cover-body") awk '
 	/\*\*\* SUBJECT HERE \*\*\*/ { sub(/\*\*\* SUBJECT HERE \*\*\*/, ENVIRON["SUBJ"]) }
 	/\*\*\* BLURB HERE \*\*\*/ { print ENVIRON["BLURB"]; next }
 	{ print }' "$cover" >"$cover.new"
 mv "$cover.new" "$cover"
 
+# SP_CHECKPATCH=0 skips checkpatch (the machinery self-test's throwaway series).
+[ "${SP_CHECKPATCH:-1}" = 1 ] || { say "series: exported to $out"; exit 0; }
 say "series: checkpatch --strict on $(find "$out" -name '[0-9]*.patch' ! -name '0000-*' | wc -l) patches"
 bad=0
 for p in "$out"/*.patch; do

@@ -21,6 +21,8 @@ SP_KDIR=$SP_BUILD/kernel
 SP_AUTHOR_NAME=${SP_AUTHOR_NAME:-Stackpoll Developers}
 SP_AUTHOR_EMAIL=${SP_AUTHOR_EMAIL:-stackpoll-dev@lists.example.org}
 SP_DATE="2026-11-30T00:00:00+0000"
+# The branch of the kernel repo that holds the applied series.
+SP_BRANCH=${SP_BRANCH:-stackpoll}
 
 mkdir -p "$SP_LOGS"
 

@@ -15,7 +15,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 sp_git clone -q --shared --no-checkout -b base "$repo" "$tmp/am"
 # The sparse set: every file the series touches.
-git -C "$repo" diff --name-only base stackpoll | sed 's|^|/|' |
+git -C "$repo" diff --name-only base "$SP_BRANCH" | sed 's|^|/|' |
 	sp_git -C "$tmp/am" sparse-checkout set --no-cone --stdin >/dev/null
 sp_git -C "$tmp/am" checkout -q base
 for p in "$series"/[0-9][0-9][0-9][0-9]-*.patch; do
@@ -24,7 +24,7 @@ for p in "$series"/[0-9][0-9][0-9][0-9]-*.patch; do
 		die "git am of $(basename "$p") onto the base failed"
 done
 got=$(git -C "$tmp/am" rev-parse 'HEAD^{tree}')
-want=$(git -C "$repo" rev-parse 'stackpoll^{tree}')
+want=$(git -C "$repo" rev-parse "$SP_BRANCH^{tree}")
 [ "$got" = "$want" ] ||
 	die "git am of the export gives tree $got, the applied series is $want"
 say "series: git am of $series onto the base gives the applied tree ($got)"

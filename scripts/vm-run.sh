@@ -14,7 +14,8 @@
 # build/logs/NAME.out (the job's output, from the second serial port).
 # Exit status: the job's, or 1 if the VM timed out, the guest died before
 # reporting, or the kernel log shows an oops, WARN, hung task, soft lockup
-# or NVMe timeout.
+# or NVMe timeout (scripts/guest/kernel-log-errors); those are also
+# written to build/logs/NAME.trouble.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -58,7 +59,7 @@ rm -f "$console" "$out"
 # archive appended to the initramfs (the kernel unpacks both).
 (
 	cd "$vm" && rm -rf args && mkdir args && cd args &&
-	printf '%s\n' "$@" >jobargs &&
+	{ [ $# -eq 0 ] || printf '%s\n' "$@"; } >jobargs &&
 	echo jobargs | cpio -o -H newc --quiet
 ) >"$vm/args.cpio"
 cat "$initrd" "$vm/args.cpio" >"$vm/initrd.cpio"
@@ -86,22 +87,31 @@ start=$(date +%s)
 rc=0
 timeout -k 10 "$timeout" "${qemu[@]}" </dev/null >"$SP_LOGS/$name.qemu" 2>&1 || rc=$?
 elapsed=$(($(date +%s) - start))
-[ "$rc" = 124 ] && { echo "vm[$name]: timed out after $timeout s" >&2; }
 [ "$rc" = 0 ] || [ "$rc" = 124 ] ||
 	{ cat "$SP_LOGS/$name.qemu" >&2; die "vm[$name]: qemu failed ($rc)"; }
 
+# Anything wrong with the run, besides the job's own result, goes to
+# NAME.trouble, which check.sh reports as a failure of its own.
+trouble=$SP_LOGS/$name.trouble
+: >"$trouble"
+[ "$rc" = 124 ] && echo "vm[$name]: timed out after $timeout s" >>"$trouble"
 status=$(tail -n 1 "$out" 2>/dev/null | tr -d '\r' | sed -n 's/^STACKPOLL-EXIT \([0-9]*\)$/\1/p')
 if [ -z "$status" ]; then
-	echo "vm[$name]: the guest died before reporting an exit status; console tail:" >&2
-	tail -n 30 "$console" >&2
+	{
+		echo "vm[$name]: the guest died before reporting an exit status; console tail:"
+		tail -n 30 "$console"
+	} >>"$trouble"
 	status=1
 fi
 problems=$(grep -nE "$(cat "$SP_TOP/scripts/guest/kernel-log-errors")" "$console" |
 	head -n 20 || true)
 if [ -n "$problems" ]; then
-	echo "vm[$name]: the guest kernel log shows trouble:" >&2
-	echo "$problems" >&2
+	{
+		echo "vm[$name]: the guest kernel log shows trouble:"
+		echo "$problems"
+	} >>"$trouble"
 	[ "$status" != 0 ] || status=1
 fi
+cat "$trouble" >&2
 say "vm[$name]: done in $elapsed s, status $status"
 exit "$status"

@@ -11,6 +11,13 @@ if [ $# -gt 0 ]; then
 		sel+=(-t "dm-poll:$t")
 	done
 fi
-# The runner's own exit status does not reflect failures: read its TAP.
+# The runner's own exit status does not reflect failures: read its TAP,
+# which must hold as many results as its plan announced, and no failure.
 ./run_kselftest.sh "${sel[@]}" | tee /tmp/ksft.tap
+plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' /tmp/ksft.tap)
+results=$(grep -cE '^(not )?ok [0-9]+ selftests: ' /tmp/ksft.tap)
+if [ -z "$plan" ] || [ "$plan" = 0 ] || [ "$plan" != "$results" ]; then
+	echo "# job-check: plan ${plan:-missing}, $results results"
+	exit 1
+fi
 ! grep -q '^not ok' /tmp/ksft.tap

@@ -22,9 +22,14 @@ fio_row()
 	# shellcheck disable=SC2034 # read by dmp_run_counted
 	DMP_IRQ_RE=$(dmp_irq_regex "$dev")
 	dmp_run_counted irqs fio_terse "$dev" "$hipri" || true
-	terse=$(cat /tmp/fio.terse)
+	terse=$(grep -m1 '^3;' /tmp/fio.terse)
 	err=$(echo "$terse" | cut -d';' -f5)
 	iops=$(echo "$terse" | cut -d';' -f8)
+	# A failed job reports its errno as "err=N" on its error line.
+	if grep -qo 'err=[0-9]*' /tmp/fio.terse /tmp/fio.err; then
+		err=$(grep -ho 'err=[0-9]*' /tmp/fio.terse /tmp/fio.err | head -1)
+		err=${err#err=}
+	fi
 	case ${err:-x} in
 	0) result=ok ;;
 	95) result=EOPNOTSUPP; iops=- ;;

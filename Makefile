@@ -1,0 +1,44 @@
+# SPDX-License-Identifier: GPL-2.0
+# stackpoll: polled I/O through stacked block devices.
+#
+#   make            build, boot, fio --hipri through /dev/mapper and /dev/md: a table
+#   make check      the tests: host checks and the dm-poll kselftests in the VM
+#   make kernel     build the kernel only; prints the bzImage path
+#   make series     export the mailable series to build/series/ and verify it
+#   make deps       install what the scripts need (apt-get)
+#   make clean      remove build/ (the kernel trees, images, logs)
+#
+# BASE=1 does the same with the unpatched base kernel.  KSRC=/path/to/linux
+# takes the base from a v6.12.y git tree instead of linux-source-6.12.
+# TESTS="a.sh b.sh" limits make check to those kselftests.
+
+SCRIPTS := scripts
+
+.PHONY: all demo check kernel series deps clean
+
+all: demo
+
+demo:
+	@bash $(SCRIPTS)/demo.sh
+
+check:
+	@bash $(SCRIPTS)/check.sh
+
+kernel:
+	@bash $(SCRIPTS)/deps.sh
+	@bash $(SCRIPTS)/base-tree.sh
+	@bash $(SCRIPTS)/apply-series.sh
+	@bash $(SCRIPTS)/build-kernel.sh
+
+series:
+	@bash $(SCRIPTS)/deps.sh
+	@bash $(SCRIPTS)/base-tree.sh
+	@bash $(SCRIPTS)/apply-series.sh
+	@bash $(SCRIPTS)/export-series.sh
+	@bash $(SCRIPTS)/verify-series.sh
+
+deps:
+	@bash $(SCRIPTS)/deps.sh
+
+clean:
+	rm -rf build

@@ -1,0 +1,105 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# "make check": build everything, check the series on the host, run the
+# dm-poll kselftests in the VM and count the results.
+#
+#   BASE=1      run against the unpatched base kernel instead
+#   TESTS="a.sh b.sh"  run only these kselftests
+#
+# Ends with "N passed, N failed, N skipped" (every KTAP test case, plus
+# the host checks and the VM's own health) and fails on any failure.
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+tree=$(sp_tree)
+scripts=$SP_TOP/scripts
+tap=$SP_LOGS/check-$tree.tap
+start=$(date +%s)
+
+bash "$scripts/deps.sh"
+bash "$scripts/base-tree.sh"
+bash "$scripts/apply-series.sh"
+kernel=$(bash "$scripts/build-kernel.sh" "$tree")
+bash "$scripts/initramfs.sh" >/dev/null
+
+: >"$tap"
+# host_check DESC CMD...: one host-side result line.
+host_check() {
+	local desc=$1 log
+	shift
+	log=$SP_LOGS/check-host-$(echo "$desc" | tr -c 'a-z0-9\n' '-').log
+	if "$@" >"$log" 2>&1; then
+		echo "ok - host: $desc" >>"$tap"
+	else
+		echo "not ok - host: $desc (log: $log)" >>"$tap"
+		tail -n 20 "$log" >&2
+	fi
+}
+
+say "check: host checks"
+host_check "series exports with format-patch and passes checkpatch --strict" \
+	bash "$scripts/export-series.sh"
+host_check "git am of the exported series onto the base gives the applied tree" \
+	bash "$scripts/verify-series.sh"
+host_check "series machinery round trip (edit, add, Kconfig splice)" \
+	bash "$scripts/test-series.sh"
+host_check "shellcheck of scripts and selftests" \
+	shellcheck "$scripts"/*.sh "$scripts"/guest/*.sh "$scripts/guest/init" \
+	"$SP_TOP"/tools/testing/selftests/dm-poll/*.sh
+
+say "check: dm-poll kselftests in the VM ($tree kernel)"
+# shellcheck disable=SC2086 # TESTS is a word list
+if bash "$scripts/vm-run.sh" --name "check-$tree" "$kernel" check ${TESTS:-}; then
+	vm_rc=0
+else
+	vm_rc=$?
+fi
+out=$SP_LOGS/check-$tree.out
+tr -d '\r' <"$out" >>"$tap"
+plan=$(tr -d '\r' <"$out" | sed -n 's/^1\.\.\([0-9]*\)$/\1/p')
+results=$(tr -d '\r' <"$out" | grep -cE '^(not )?ok [0-9]+ selftests: ' || true)
+if [ -n "$plan" ] && [ "$plan" != 0 ] && [ "$plan" = "$results" ]; then
+	echo "ok - vm: kselftest runner reported all $plan tests it planned" >>"$tap"
+else
+	echo "not ok - vm: kselftest plan ${plan:-missing}, $results results" >>"$tap"
+fi
+if grep -q '^STACKPOLL-EXIT' "$out" && [ ! -s "$SP_LOGS/check-$tree.trouble" ]; then
+	echo "ok - vm: guest ran to completion, kernel log clean" >>"$tap"
+else
+	echo "not ok - vm: guest died, timed out, or logged an oops/WARN/hang/NVMe timeout" >>"$tap"
+fi
+
+# Count KTAP results: the test cases of every kselftest ("# ok N ..." one
+# level down), a kselftest that failed or skipped as a whole when it has
+# no test case of its own to show for it, and the host and VM lines.
+summary=$(awk '
+	function result(line,   s) {
+		if (line ~ /# SKIP/) s = "skip"
+		else if (line ~ /^not ok/) s = "fail"
+		else s = "pass"
+		return s
+	}
+	/^# (not )?ok [0-9]+ / { r = result(substr($0, 3)); n[r]++; sub_n[r]++; if (r == "fail") fails = fails "\n  " substr($0, 3); next }
+	/^(not )?ok [0-9]+ selftests: / {
+		r = result($0)
+		if (sub_n["pass"] + sub_n["fail"] + sub_n["skip"] == 0 || (r == "fail" && !sub_n["fail"])) {
+			n[r]++
+			if (r == "fail") fails = fails "\n  " $0
+		}
+		delete sub_n
+		next
+	}
+	/^(not )?ok - / { r = result($0); n[r]++; if (r == "fail") fails = fails "\n  " $0 }
+	END {
+		if (fails != "") printf "failed:%s\n", fails
+		printf "%d passed, %d failed, %d skipped\n", n["pass"], n["fail"], n["skip"]
+	}' "$tap")
+skips=$(grep -E '^# (ok|not ok) .*# SKIP|^# 1\.\.0 # SKIP|selftests: .*# SKIP' "$tap" || true)
+[ -z "$skips" ] || printf 'skipped:\n%s\n' "$skips"
+echo "TAP: $tap; kernel: $kernel ($(cat "$(sp_obj "$tree")/include/config/kernel.release"));" \
+	"$(($(date +%s) - start)) s"
+echo "$summary"
+case $summary in
+*" 0 failed,"*) [ "$vm_rc" = 0 ] || exit 1 ;;
+*) exit 1 ;;
+esac

@@ -1,0 +1,30 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Install, with apt-get, whatever the build, the VM and the tests need and
+# this machine lacks.  Quiet when everything is there.
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+packages=(
+	linux-source-6.12		# the base tree
+	git make gcc flex bison bc libelf-dev libssl-dev perl ccache cpio xz-utils kmod
+	python3 python3-ply python3-git	# checkpatch's spdxcheck
+	qemu-system-x86			# the test VM
+	busybox-static bash coreutils util-linux fio mdadm dmsetup	# guest userspace
+	liburing-dev			# iopoll_verify
+	shellcheck
+)
+missing=()
+for p in "${packages[@]}"; do
+	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' ||
+		missing+=("$p")
+done
+[ "${#missing[@]}" -eq 0 ] && exit 0
+
+sudo=()
+[ "$(id -u)" = 0 ] || sudo=(sudo)
+say "deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+run_logged "$SP_LOGS/apt-update.log" "${sudo[@]}" apt-get update
+run_logged "$SP_LOGS/apt-install.log" "${sudo[@]}" apt-get install -y \
+	--no-install-recommends "${missing[@]}"
