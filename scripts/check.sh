@@ -47,6 +47,9 @@ host_check "shellcheck of scripts and selftests" \
 	shellcheck "$scripts"/*.sh "$scripts"/guest/*.sh "$scripts/guest/init" \
 	"$SP_TOP"/tools/testing/selftests/dm-poll/*.sh
 
+host_check "VM runner returns the job's status and fails on a guest crash" \
+	bash "$scripts/test-harness.sh" "$kernel"
+
 say "check: dm-poll kselftests in the VM ($tree kernel)"
 # shellcheck disable=SC2086 # TESTS is a word list
 if bash "$scripts/vm-run.sh" --name "check-$tree" "$kernel" check ${TESTS:-}; then
