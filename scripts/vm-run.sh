@@ -63,7 +63,7 @@ rm -f "$console" "$out"
 	echo jobargs | cpio -o -H newc --quiet
 ) >"$vm/args.cpio"
 cat "$initrd" "$vm/args.cpio" >"$vm/initrd.cpio"
-append="console=ttyS0 panic=-1 loglevel=6"
+append="console=ttyS0 panic=-1 loglevel=6 slab_nomerge"
 append="$append nvme.poll_queues=2 virtio_blk.poll_queues=1"
 append="$append null_blk.nr_devices=0 null_blk.poll_queues=2"
 append="$append sp.nvme=2 sp.job=$job"

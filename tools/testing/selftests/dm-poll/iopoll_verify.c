@@ -35,11 +35,13 @@
 struct opts {
 	const char *dev;
 	bool do_write, do_read;
+	bool expect_zeros;
 	bool iopoll;
 	bool fixed;
 	unsigned int qd;
 	unsigned long long offset, size;
 	unsigned int bs_min, bs_max;
+	unsigned int lbs;	/* the device's logical block size */
 	unsigned int seed;
 	int expect_errno;
 	unsigned int max_lat_ms;
@@ -127,10 +129,10 @@ static unsigned int pick_len(const struct opts *o, unsigned long long *rng,
 			     unsigned long long remaining)
 {
 	unsigned long long len = o->bs_min;
-	unsigned int steps = (o->bs_max - o->bs_min) / SECTOR;
+	unsigned int steps = (o->bs_max - o->bs_min) / o->lbs;
 
 	if (steps)
-		len += (xorshift64(rng) % (steps + 1)) * SECTOR;
+		len += (xorshift64(rng) % (steps + 1)) * o->lbs;
 	return len < remaining ? len : remaining;
 }
 
@@ -183,7 +185,15 @@ static bool complete(const struct opts *o, struct slot *s, int res,
 		goto out;
 	}
 	st->bytes += s->len;
-	if (!write) {
+	if (!write && o->expect_zeros) {
+		for (i = 0; i < s->len; i++)
+			if (((unsigned char *)s->buf)[i]) {
+				printf("# read at %llu: byte %u is not zero\n",
+				       s->off, i);
+				ok = false;
+				break;
+			}
+	} else if (!write) {
 		for (i = 0; i < s->len / SECTOR; i++)
 			if (!check_sector((unsigned char *)s->buf + i * SECTOR,
 					  o->seed, s->off / SECTOR + i)) {
@@ -252,7 +262,7 @@ static int run_pass(const struct opts *o, struct io_uring *ring, int fd,
 	return 0;
 }
 
-static int open_device(const struct opts *o, unsigned long long *dev_size)
+static int open_device(struct opts *o, unsigned long long *dev_size)
 {
 	unsigned int lbs = SECTOR;
 	struct stat stbuf;
@@ -277,7 +287,8 @@ static int open_device(const struct opts *o, unsigned long long *dev_size)
 		close(fd);
 		return -1;
 	}
-	if (o->bs_min % lbs || o->offset % lbs || o->size % lbs) {
+	o->lbs = lbs;
+	if (o->bs_min % lbs || o->bs_max % lbs || o->offset % lbs || o->size % lbs) {
 		printf("# %s: sizes and offset must be multiples of %u\n",
 		       o->dev, lbs);
 		close(fd);
@@ -315,6 +326,7 @@ static void print_help(const char *prog)
 	fprintf(stderr,
 		"usage: %s [options] DEVICE\n"
 		"  -m write|read|rw  write the pattern, check it, or both (rw)\n"
+		"  -m zeros          read and expect zeros\n"
 		"  -o BYTES          start offset (default 0)\n"
 		"  -s BYTES          region size (default: to the end, at most 64 MiB)\n"
 		"  -b MIN[-MAX]      I/O size, or a random size in [MIN,MAX] (default 4096)\n"
@@ -350,7 +362,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	while ((c = getopt(argc, argv, "m:o:s:b:q:S:IFe:L:")) != -1) {
 		switch (c) {
 		case 'm':
-			o->do_write = strcmp(optarg, "read") != 0;
+			o->expect_zeros = !strcmp(optarg, "zeros");
+			o->do_write = !strcmp(optarg, "write") || !strcmp(optarg, "rw");
 			o->do_read = strcmp(optarg, "write") != 0;
 			break;
 		case 'o':

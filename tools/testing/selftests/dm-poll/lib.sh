@@ -18,6 +18,9 @@ DMP_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$DMP_DIR/../kselftest/ktap_helpers.sh"
 
 DMP_VERIFY=$DMP_DIR/iopoll_verify
+# No I/O may take longer than this (ms): a polled bio left on a poll queue
+# that nobody polls waits for the device's timeout, 30 s on NVMe.
+DMP_MAX_LAT_MS=${DMP_MAX_LAT_MS:-1000}
 DMP_PREFIX=dmpoll-$$
 DMP_DM_DEVS=()
 DMP_NULLB_DEVS=()
@@ -223,8 +226,8 @@ dmp_check_polled()
 	local desc=$1 dev=$2 irqs
 	shift 2
 
-	DMP_IRQ_RE=$(dmp_irq_regex "$dev")
-	if ! dmp_run_counted irqs "$DMP_VERIFY" "$@" "$dev"; then
+	DMP_IRQ_RE=${DMP_IRQ_RE_OVERRIDE:-$(dmp_irq_regex "$dev")}
+	if ! dmp_run_counted irqs "$DMP_VERIFY" -L "$DMP_MAX_LAT_MS" "$@" "$dev"; then
 		ktap_test_fail "$desc: polled I/O failed"
 	elif [ "$irqs" -ne 0 ]; then
 		ktap_test_fail "$desc: $irqs interrupts during polled I/O (${DMP_IRQ_RE})"
@@ -240,7 +243,7 @@ dmp_check_irq()
 	local desc=$1 dev=$2 irqs
 	shift 2
 
-	DMP_IRQ_RE=$(dmp_irq_regex "$dev")
+	DMP_IRQ_RE=${DMP_IRQ_RE_OVERRIDE:-$(dmp_irq_regex "$dev")}
 	if ! dmp_run_counted irqs "$DMP_VERIFY" -I "$@" "$dev"; then
 		ktap_test_fail "$desc: interrupt-driven I/O failed"
 	elif [ "$irqs" -le 0 ]; then
@@ -251,6 +254,25 @@ dmp_check_irq()
 	fi
 }
 
+# dmp_check_polled_by_irq DESC DEV VERIFY-ARGS...: polled I/O to a target
+# that completes it by interrupt: every I/O done within DMP_MAX_LAT_MS,
+# data verified, and interrupts from below (none would mean a bio was
+# left on a poll queue and reaped by the timeout handler).
+dmp_check_polled_by_irq()
+{
+	local desc=$1 dev=$2 irqs
+	shift 2
+
+	DMP_IRQ_RE=${DMP_IRQ_RE_OVERRIDE:-$(dmp_irq_regex "$dev")}
+	if ! dmp_run_counted irqs "$DMP_VERIFY" -L "$DMP_MAX_LAT_MS" "$@" "$dev"; then
+		ktap_test_fail "$desc: polled I/O failed or was slow"
+	elif [ "$irqs" -le 0 ]; then
+		ktap_test_fail "$desc: completed without interrupts (${DMP_IRQ_RE})"
+	else
+		ktap_test_pass "$desc: completed by interrupt, data verified, $irqs interrupts"
+	fi
+}
+
 # dmp_check_verified DESC DEV VERIFY-ARGS...: polled write+verify where
 # interrupts cannot be attributed (null_blk completes without a device).
 dmp_check_verified()
@@ -258,7 +280,7 @@ dmp_check_verified()
 	local desc=$1 dev=$2
 	shift 2
 
-	if "$DMP_VERIFY" "$@" "$dev"; then
+	if "$DMP_VERIFY" -L "$DMP_MAX_LAT_MS" "$@" "$dev"; then
 		ktap_test_pass "$desc: polled, data verified"
 	else
 		ktap_test_fail "$desc: polled I/O failed"
