@@ -57,7 +57,8 @@ dmp_check_io_poll "dm-linear over NVMe" "$dev" 1
 reload "0 65536 linear $nopoll 0" || ktap_exit_fail_msg "cannot reload"
 dmp_check_io_poll "reloaded over null_blk without poll queues" "$dev" 0
 if "$DMP_VERIFY" -s 1M -b 4k -q 4 -e "$EOPNOTSUPP" -L 1000 "$dev"; then
-	ktap_test_pass "reloaded over null_blk without poll queues: polled I/O fails with EOPNOTSUPP"
+	ktap_test_pass "reloaded over null_blk without poll queues:" \
+		"polled I/O fails with EOPNOTSUPP"
 else
 	ktap_test_fail "reloaded over null_blk without poll queues: polled I/O did not fail cleanly"
 fi
@@ -68,9 +69,19 @@ dmp_check_polled "reloaded back over NVMe" "$dev" -s 8M -b 512-256k -q 4 -S 122
 
 # ebs with 512-byte blocks keeps the data where linear has it, but
 # completes polled bios by interrupt.
-reload_ebs_and_back() { reload "0 65536 ebs $a 2048 1" && sleep 0.2 && reload "$poll_table"; }
-suspend_resume_noflush() { dmsetup suspend --noflush "$name" && sleep 0.1 && dmsetup resume "$name"; }
-suspend_resume() { dmsetup suspend "$name" && sleep 0.1 && dmsetup resume "$name"; }
+reload_ebs_and_back()
+{
+	reload "0 65536 ebs $a 2048 1" && sleep 0.2 && reload "$poll_table"
+}
+suspend_resume_noflush()
+{
+	dmsetup suspend --noflush "$name" && sleep 0.1 && dmsetup resume "$name"
+}
+
+suspend_resume()
+{
+	dmsetup suspend "$name" && sleep 0.1 && dmsetup resume "$name"
+}
 under_load "noflush suspend and resume" suspend_resume_noflush
 under_load "suspend and resume" suspend_resume
 under_load "table reload" reload "$poll_table"
