@@ -67,11 +67,11 @@ reload "$poll_table" || ktap_exit_fail_msg "cannot reload"
 dmp_check_io_poll "reloaded back over NVMe" "$dev" 1
 dmp_check_polled "reloaded back over NVMe" "$dev" -s 8M -b 512-256k -q 4 -S 122
 
-# ebs with 512-byte blocks keeps the data where linear has it, but
-# completes polled bios by interrupt.
-reload_ebs_and_back()
+# A one-stripe dm-striped keeps the data where dm-linear has it: swap
+# target types under load.
+reload_striped_and_back()
 {
-	reload "0 65536 ebs $a 2048 1" && sleep 0.2 && reload "$poll_table"
+	reload "0 65536 striped 1 128 $a 2048" && sleep 0.2 && reload "$poll_table"
 }
 suspend_resume_noflush()
 {
@@ -85,7 +85,7 @@ suspend_resume()
 under_load "noflush suspend and resume" suspend_resume_noflush
 under_load "suspend and resume" suspend_resume
 under_load "table reload" reload "$poll_table"
-under_load "reload to ebs (by interrupt) and back" reload_ebs_and_back
+under_load "reload to dm-striped and back" reload_striped_and_back
 reload "$poll_table" || ktap_exit_fail_msg "cannot reload"
 dmp_check_polled "after the reloads" "$dev" -s 8M -b 4k -q 8 -S 123
 ktap_finished
