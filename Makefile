@@ -5,6 +5,8 @@
 #   make check      the tests: host checks and the dm-poll kselftests in the VM
 #   make kernel     build the kernel only; prints the bzImage path
 #   make series     export the mailable series to build/series/ and verify it
+#   make bench      CPU cost per I/O, base against patched, under QEMU -icount
+#   make bisect     build the kernel at every patch of the series
 #   make deps       install what the scripts need (apt-get)
 #   make clean      remove build/ (the kernel trees, images, logs)
 #
@@ -14,7 +16,7 @@
 
 SCRIPTS := scripts
 
-.PHONY: all demo check kernel series deps clean
+.PHONY: all demo check kernel series bench bisect deps clean
 
 all: demo
 
@@ -36,6 +38,15 @@ series:
 	@bash $(SCRIPTS)/apply-series.sh
 	@bash $(SCRIPTS)/export-series.sh
 	@bash $(SCRIPTS)/verify-series.sh
+
+bench:
+	@bash $(SCRIPTS)/bench.sh
+
+bisect:
+	@bash $(SCRIPTS)/deps.sh
+	@bash $(SCRIPTS)/base-tree.sh
+	@bash $(SCRIPTS)/apply-series.sh
+	@bash $(SCRIPTS)/build-each.sh
 
 deps:
 	@bash $(SCRIPTS)/deps.sh

@@ -14,6 +14,7 @@ need_cmds gcc make flex bison bc ccache
 
 case $tree in
 base) localversion=-spbase ;;
+bisect) localversion=-spbisect ;;
 *) localversion=-stackpoll ;;
 esac
 
