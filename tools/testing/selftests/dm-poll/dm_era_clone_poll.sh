@@ -3,8 +3,9 @@
 #
 # era and clone keep polled I/O polled on their data device: era's
 # writes wait in its worker until the block is marked in the current era
-# and are then sent polled; clone's writes of whole regions overwrite them
-# without copying, and then go to the destination directly.  Metadata (and clone's source) live on the first NVMe
+# and are then sent polled; clone's writes of whole regions hydrate them
+# without a copy, and I/O to hydrated regions goes straight to the
+# destination.  Metadata, and clone's source, live on the first NVMe
 # namespace; the interrupts of the second one, the data device, count.
 . "$(dirname "$0")/lib.sh"
 
