@@ -16,7 +16,7 @@
 
 SCRIPTS := scripts
 
-.PHONY: all demo check kernel series bench bisect deps clean
+.PHONY: all demo check tree kernel series bench bisect deps clean
 
 all: demo
 
@@ -26,26 +26,23 @@ demo:
 check:
 	@bash $(SCRIPTS)/check.sh
 
-kernel:
+# The base tree with the series applied on it.
+tree:
 	@bash $(SCRIPTS)/deps.sh
 	@bash $(SCRIPTS)/base-tree.sh
 	@bash $(SCRIPTS)/apply-series.sh
+
+kernel: tree
 	@bash $(SCRIPTS)/build-kernel.sh
 
-series:
-	@bash $(SCRIPTS)/deps.sh
-	@bash $(SCRIPTS)/base-tree.sh
-	@bash $(SCRIPTS)/apply-series.sh
+series: tree
 	@bash $(SCRIPTS)/export-series.sh
 	@bash $(SCRIPTS)/verify-series.sh
 
 bench:
 	@bash $(SCRIPTS)/bench.sh
 
-bisect:
-	@bash $(SCRIPTS)/deps.sh
-	@bash $(SCRIPTS)/base-tree.sh
-	@bash $(SCRIPTS)/apply-series.sh
+bisect: tree
 	@bash $(SCRIPTS)/build-each.sh
 
 deps:

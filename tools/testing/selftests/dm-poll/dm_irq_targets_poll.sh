@@ -21,43 +21,34 @@ slice()
 	dd if=/dev/zero of="$DMP_NODE" bs=1M count=1 oflag=direct status=none
 }
 
-# by_irq DESC TABLE VERIFY-ARGS...
-by_irq()
-{
-	local desc=$1 table=$2
-	shift 2
-
-	if dmp_dm_create "t$((++n))" "$table"; then
-		dmp_check_polled_by_irq "$desc" "$DMP_NODE" "$@"
-	else
-		ktap_test_fail "$desc: cannot create: $table"
-	fi
-}
-
-n=0
 ktap_print_header
 ktap_set_plan 8
-by_irq "crypt (aes-xts-plain64)" "0 65536 crypt aes-xts-plain64 $KEY 0 $a 2048" \
+dmp_check_table irq "crypt (aes-xts-plain64)" "0 65536 crypt aes-xts-plain64 $KEY 0 $a 2048" \
+	\
 	-s 8M -b 512-256k -q 4 -S 101
-by_irq "raid (dm-raid raid1)" "0 65536 raid raid1 2 0 nosync 2 - $a - $b" \
+dmp_check_table irq "raid (dm-raid raid1)" "0 65536 raid raid1 2 0 nosync 2 - $a - $b" \
+	\
 	-s 8M -b 512-256k -q 4 -S 102
-by_irq "mirror" "0 65536 mirror core 2 1024 nosync 2 $a 2048 $b 2048" \
+dmp_check_table irq "mirror" "0 65536 mirror core 2 1024 nosync 2 $a 2048 $b 2048" \
+	\
 	-s 8M -b 512-256k -q 4 -S 103
 slice cmeta "$a" 200000 8192 && cmeta=$DMP_NODE
 slice cdata "$a" 210000 65536 && cdata=$DMP_NODE
-by_irq "cache (writethrough)" \
+dmp_check_table irq "cache (writethrough)" \
 	"0 65536 cache $cmeta $cdata $b 128 1 writethrough default 0" \
 	-s 8M -b 512-256k -q 4 -S 104
 slice wcssd "$a" 300000 32768 && wcssd=$DMP_NODE
-by_irq "writecache" "0 65536 writecache s $b $wcssd 4096 0" \
+dmp_check_table irq "writecache" "0 65536 writecache s $b $wcssd 4096 0" \
 	-s 8M -b 4k-256k -q 4 -S 105
-by_irq "ebs (4k emulated blocks)" "0 65536 ebs $a 2048 8" -s 8M -b 4k-128k -q 4 -S 106
+dmp_check_table irq "ebs (4k emulated blocks)" "0 65536 ebs $a 2048 8" \
+	-s 8M -b 4k-128k -q 4 -S 106
 slice lwdata "$a" 400000 65536 && lwdata=$DMP_NODE
 slice lwlog "$b" 400000 65536 && lwlog=$DMP_NODE
-by_irq "log-writes" "0 65536 log-writes $lwdata $lwlog" -s 4M -b 512-128k -q 4 -S 107
+dmp_check_table irq "log-writes" "0 65536 log-writes $lwdata $lwlog" \
+	-s 4M -b 512-128k -q 4 -S 107
 # flakey's corrupt mode copies written data into a bio of its own: the
 # data is corrupt by design, so only the completions are checked.
-by_irq "flakey, corrupting writes" \
+dmp_check_table irq "flakey, corrupting writes" \
 	"0 65536 flakey $a 2048 0 3600 5 corrupt_bio_byte 32 w 1 0" \
 	-m write -s 4M -b 4k-64k -q 4 -S 108
 ktap_finished

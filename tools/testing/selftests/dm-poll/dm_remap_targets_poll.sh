@@ -14,30 +14,21 @@ dmp_require_cmds dmsetup
 dmp_get_nvme_devs 2
 a=${DMP_NVME[0]} b=${DMP_NVME[1]}
 
-# polled DESC TABLE VERIFY-ARGS...
-polled()
-{
-	local desc=$1 table=$2
-	shift 2
-
-	if dmp_dm_create "t$((++n))" "$table"; then
-		dmp_check_polled "$desc" "$DMP_NODE" "$@"
-	else
-		ktap_test_fail "$desc: cannot create: $table"
-	fi
-}
-
-n=0
 ktap_print_header
 ktap_set_plan 9
-polled "switch over 2 NVMe" "0 65536 switch 2 128 0 $a 2048 $b 2048" -b 512-256k -q 4 -S 91
-polled "unstriped" "0 65536 unstriped 2 16 1 $a 2048" -b 512-64k -q 4 -S 92
-polled "delay 0 ms" "0 65536 delay $a 2048 0" -b 512-256k -q 4 -S 93
-polled "delay 20 ms (sent by a worker)" "0 65536 delay $a 2048 20" -s 2M -b 4k-64k -q 4 -S 94
-polled "dust" "0 65536 dust $a 2048 512" -b 512-256k -q 4 -S 95
-polled "flakey, up" "0 65536 flakey $a 2048 3600 0" -b 512-256k -q 4 -S 96
-polled "zero" "0 65536 zero" -m zeros -b 512-1M -q 4
-polled "linear and zero in one table" "0 16384 linear $a 2048
+dmp_check_table polled "switch over 2 NVMe" "0 65536 switch 2 128 0 $a 2048 $b 2048" \
+	-b 512-256k -q 4 -S 91
+dmp_check_table polled "unstriped" "0 65536 unstriped 2 16 1 $a 2048" \
+	-b 512-64k -q 4 -S 92
+dmp_check_table polled "delay 0 ms" "0 65536 delay $a 2048 0" \
+	-b 512-256k -q 4 -S 93
+dmp_check_table polled "delay 20 ms (sent by a worker)" "0 65536 delay $a 2048 20" \
+	-s 2M -b 4k-64k -q 4 -S 94
+dmp_check_table polled "dust" "0 65536 dust $a 2048 512" -b 512-256k -q 4 -S 95
+dmp_check_table polled "flakey, up" "0 65536 flakey $a 2048 3600 0" \
+	-b 512-256k -q 4 -S 96
+dmp_check_table polled "zero" "0 65536 zero" -m zeros -b 512-1M -q 4
+dmp_check_table polled "linear and zero in one table" "0 16384 linear $a 2048
 16384 16384 zero" -m zeros -o 8M -s 8M -b 512-1M -q 4
 if dmp_dm_create err "0 65536 error"; then
 	if "$DMP_VERIFY" -m read -e "$EIO" -L "$DMP_MAX_LAT_MS" -s 1M -b 4k -q 4 "$DMP_NODE"; then

@@ -24,6 +24,7 @@ DMP_MAX_LAT_MS=${DMP_MAX_LAT_MS:-1000}
 DMP_PREFIX=dmpoll-$$
 DMP_DM_DEVS=()
 DMP_NULLB_DEVS=()
+DMP_NTABLES=0
 
 # Without udev, libdevmapper must create /dev/mapper nodes itself and must
 # not wait for udev cookies.
@@ -219,20 +220,65 @@ dmp_run_counted()
 	return "$rc"
 }
 
-# dmp_check_polled DESC DEV VERIFY-ARGS...: polled write+verify on DEV with
-# no interrupt from the devices below it.  One KTAP result.
-dmp_check_polled()
+# dmp_verify_counted DEV VERIFY-ARGS...: polled write+verify on DEV, every
+# I/O within DMP_MAX_LAT_MS; DMP_IRQS gets the interrupts it caused below
+# DEV (or on DMP_IRQ_RE_OVERRIDE).
+dmp_verify_counted()
 {
-	local desc=$1 dev=$2 irqs
-	shift 2
+	local dev=$1
+	shift
 
 	DMP_IRQ_RE=${DMP_IRQ_RE_OVERRIDE:-$(dmp_irq_regex "$dev")}
-	if ! dmp_run_counted irqs "$DMP_VERIFY" -L "$DMP_MAX_LAT_MS" "$@" "$dev"; then
-		ktap_test_fail "$desc: polled I/O failed"
-	elif [ "$irqs" -ne 0 ]; then
-		ktap_test_fail "$desc: $irqs interrupts during polled I/O (${DMP_IRQ_RE})"
+	dmp_run_counted DMP_IRQS "$DMP_VERIFY" -L "$DMP_MAX_LAT_MS" "$@" "$dev"
+}
+
+# dmp_check_polled DESC DEV VERIFY-ARGS...: polled end to end: data
+# verified, no interrupt from the devices below.  One KTAP result.
+dmp_check_polled()
+{
+	local desc=$1 dev=$2
+	shift 2
+
+	if ! dmp_verify_counted "$dev" "$@"; then
+		ktap_test_fail "$desc: polled I/O failed or was slow"
+	elif [ "$DMP_IRQS" -ne 0 ]; then
+		ktap_test_fail "$desc: $DMP_IRQS interrupts during polled I/O (${DMP_IRQ_RE})"
 	else
 		ktap_test_pass "$desc: polled, data verified, 0 interrupts"
+	fi
+}
+
+# dmp_check_polled_by_irq DESC DEV VERIFY-ARGS...: polled I/O to a target
+# that completes it by interrupt: data verified, every I/O within
+# DMP_MAX_LAT_MS, and interrupts from below (none would mean a bio was
+# left on a poll queue and reaped by the timeout handler).
+dmp_check_polled_by_irq()
+{
+	local desc=$1 dev=$2
+	shift 2
+
+	if ! dmp_verify_counted "$dev" "$@"; then
+		ktap_test_fail "$desc: polled I/O failed or was slow"
+	elif [ "$DMP_IRQS" -le 0 ]; then
+		ktap_test_fail "$desc: completed without interrupts (${DMP_IRQ_RE})"
+	else
+		ktap_test_pass "$desc: completed by interrupt, data verified, $DMP_IRQS interrupts"
+	fi
+}
+
+# dmp_check_table polled|irq DESC TABLE VERIFY-ARGS...: create a dm device
+# with TABLE and check polled I/O on it in the target's mode.
+dmp_check_table()
+{
+	local mode=$1 desc=$2 table=$3
+	shift 3
+
+	if ! dmp_dm_create "t$((++DMP_NTABLES))" "$table"; then
+		ktap_test_fail "$desc: cannot create: $table"
+	elif [ "$mode" = polled ]; then
+		dmp_check_polled "$desc" "$DMP_NODE" "$@"
+	else
+		dmp_check_polled_by_irq "$desc" "$DMP_NODE" "$@"
 	fi
 }
 
@@ -251,25 +297,6 @@ dmp_check_irq()
 			"(${DMP_IRQ_RE})"
 	else
 		ktap_test_pass "$desc: interrupt driven, data verified, $irqs interrupts"
-	fi
-}
-
-# dmp_check_polled_by_irq DESC DEV VERIFY-ARGS...: polled I/O to a target
-# that completes it by interrupt: every I/O done within DMP_MAX_LAT_MS,
-# data verified, and interrupts from below (none would mean a bio was
-# left on a poll queue and reaped by the timeout handler).
-dmp_check_polled_by_irq()
-{
-	local desc=$1 dev=$2 irqs
-	shift 2
-
-	DMP_IRQ_RE=${DMP_IRQ_RE_OVERRIDE:-$(dmp_irq_regex "$dev")}
-	if ! dmp_run_counted irqs "$DMP_VERIFY" -L "$DMP_MAX_LAT_MS" "$@" "$dev"; then
-		ktap_test_fail "$desc: polled I/O failed or was slow"
-	elif [ "$irqs" -le 0 ]; then
-		ktap_test_fail "$desc: completed without interrupts (${DMP_IRQ_RE})"
-	else
-		ktap_test_pass "$desc: completed by interrupt, data verified, $irqs interrupts"
 	fi
 }
 
