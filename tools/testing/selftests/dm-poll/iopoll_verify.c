@@ -44,6 +44,7 @@ struct opts {
 	unsigned int lbs;	/* the device's logical block size */
 	unsigned int seed;
 	int expect_errno;
+	int allow_errno;	/* I/O may fail with this; its sectors go unchecked */
 	unsigned int max_lat_ms;
 };
 
@@ -56,8 +57,11 @@ struct slot {
 };
 
 struct stats {
-	unsigned long long ios, bytes, errors, max_lat_us, total_lat_us;
+	unsigned long long ios, bytes, errors, allowed, max_lat_us, total_lat_us;
 };
+
+/* Sectors a write failed to reach with the allowed errno: not verified. */
+static unsigned char *unwritten;
 
 static unsigned long long xorshift64(unsigned long long *s)
 {
@@ -177,6 +181,13 @@ static bool complete(const struct opts *o, struct slot *s, int res,
 		}
 		goto out;
 	}
+	if (o->allow_errno && res == -o->allow_errno) {
+		st->allowed++;
+		if (write)
+			memset(unwritten + (s->off - o->offset) / SECTOR, 1,
+			       s->len / SECTOR);
+		goto out;
+	}
 	if (res != (int)s->len) {
 		printf("# %s at %llu len %u: res %d (%s)\n",
 		       write ? "write" : "read", s->off, s->len, res,
@@ -195,7 +206,8 @@ static bool complete(const struct opts *o, struct slot *s, int res,
 			}
 	} else if (!write) {
 		for (i = 0; i < s->len / SECTOR; i++)
-			if (!check_sector((unsigned char *)s->buf + i * SECTOR,
+			if (!unwritten[(s->off - o->offset) / SECTOR + i] &&
+			    !check_sector((unsigned char *)s->buf + i * SECTOR,
 					  o->seed, s->off / SECTOR + i)) {
 				ok = false;
 				break;
@@ -335,6 +347,7 @@ static void print_help(const char *prog)
 		"  -I                interrupt driven: no IORING_SETUP_IOPOLL\n"
 		"  -F                use registered (fixed) buffers\n"
 		"  -e ERRNO          expect every I/O to fail with this errno number\n"
+		"  -E ERRNO          let I/O fail with this errno; what it missed goes unchecked\n"
 		"  -L MS             fail if any I/O takes longer than MS milliseconds\n",
 		prog);
 }
@@ -359,7 +372,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 
 	*o = (struct opts){ .do_write = true, .do_read = true, .iopoll = true,
 			    .qd = 8, .bs_min = 4096, .bs_max = 4096, .seed = 1 };
-	while ((c = getopt(argc, argv, "m:o:s:b:q:S:IFe:L:")) != -1) {
+	while ((c = getopt(argc, argv, "m:o:s:b:q:S:IFe:E:L:")) != -1) {
 		switch (c) {
 		case 'm':
 			o->expect_zeros = !strcmp(optarg, "zeros");
@@ -395,6 +408,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'L':
 			o->max_lat_ms = atoi(optarg);
 			break;
+		case 'E':
+			o->allow_errno = atoi(optarg);
+			break;
 		default: return -1;
 		}
 	}
@@ -428,9 +444,10 @@ static int run(const struct opts *o, int fd)
 		return KSFT_FAIL;
 	if (o->do_read && run_pass(o, &ring, fd, slots, false, &rst))
 		return KSFT_FAIL;
-	printf("# %s %s qd=%u bs=%u-%u: writes %llu reads %llu errors %llu max_lat_us %llu\n",
+	printf("# %s %s qd=%u bs=%u-%u: writes %llu reads %llu errors %llu allowed errors %llu max_lat_us %llu\n",
 	       o->dev, o->iopoll ? "iopoll" : "irq", o->qd, o->bs_min,
 	       o->bs_max, wst.ios, rst.ios, wst.errors + rst.errors,
+	       wst.allowed + rst.allowed,
 	       wst.max_lat_us > rst.max_lat_us ? wst.max_lat_us :
 	       rst.max_lat_us);
 	io_uring_queue_exit(&ring);
@@ -466,7 +483,13 @@ int main(int argc, char **argv)
 		close(fd);
 		return KSFT_FAIL;
 	}
+	unwritten = calloc(o.size / SECTOR, 1);
+	if (!unwritten) {
+		close(fd);
+		return KSFT_FAIL;
+	}
 	ret = run(&o, fd);
+	free(unwritten);
 	close(fd);
 	return ret;
 }

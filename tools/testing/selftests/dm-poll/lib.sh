@@ -293,8 +293,7 @@ dmp_check_irq()
 	if ! dmp_run_counted irqs "$DMP_VERIFY" -I "$@" "$dev"; then
 		ktap_test_fail "$desc: interrupt-driven I/O failed"
 	elif [ "$irqs" -le 0 ]; then
-		ktap_test_fail "$desc: no interrupt counted for interrupt-driven I/O" \
-			"(${DMP_IRQ_RE})"
+		ktap_test_fail "$desc: no interrupt counted for interrupt-driven I/O (${DMP_IRQ_RE})"
 	else
 		ktap_test_pass "$desc: interrupt driven, data verified, $irqs interrupts"
 	fi
@@ -311,6 +310,34 @@ dmp_check_verified()
 		ktap_test_pass "$desc: polled, data verified"
 	else
 		ktap_test_fail "$desc: polled I/O failed"
+	fi
+}
+
+# dmp_under_load DESC DEV CMD...: run CMD five times, 0.3 s apart, while
+# polled writes and reads run on DEV; every I/O must complete within 5 s,
+# with its data.  With DMP_LOAD_ALLOW_ERRNO set, only writes run and may
+# also fail with that errno.  One KTAP result.
+dmp_under_load()
+{
+	local desc=$1 dev=$2 pid rc=0 i log=/tmp/dmp-load.$$
+	local -a args=(-L 5000 -s 32M -b 4k-64k -q 8 -S 121)
+	shift 2
+
+	[ -z "${DMP_LOAD_ALLOW_ERRNO:-}" ] ||
+		args+=(-m write -E "$DMP_LOAD_ALLOW_ERRNO")
+	"$DMP_VERIFY" "${args[@]}" "$dev" >"$log" 2>&1 &
+	pid=$!
+	for i in 1 2 3 4 5; do
+		sleep 0.3
+		"$@" || { echo "# $desc: '$*' failed ($i)"; rc=1; }
+	done
+	wait "$pid" || rc=1
+	grep '^#' "$log"
+	rm -f "$log"
+	if [ "$rc" = 0 ]; then
+		ktap_test_pass "$desc under polled load: all I/O done and verified"
+	else
+		ktap_test_fail "$desc under polled load"
 	fi
 }
 
