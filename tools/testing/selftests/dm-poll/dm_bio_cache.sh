@@ -36,7 +36,7 @@ check()
 	if [ "$allocs" -lt $((ios / 8)) ]; then
 		ktap_test_pass "$1: $allocs bio slab allocations for $ios polled I/Os"
 	else
-		ktap_test_fail "$1: $allocs bio slab allocations for $ios polled I/Os (no bio cache)"
+		ktap_test_fail "$1: $allocs bio slab allocations for $ios I/Os: no bio cache"
 	fi
 }
 

@@ -444,7 +444,8 @@ static int run(const struct opts *o, int fd)
 		return KSFT_FAIL;
 	if (o->do_read && run_pass(o, &ring, fd, slots, false, &rst))
 		return KSFT_FAIL;
-	printf("# %s %s qd=%u bs=%u-%u: writes %llu reads %llu errors %llu allowed errors %llu max_lat_us %llu\n",
+	/* errors: failed checks / failures with the errno -E allows */
+	printf("# %s %s qd=%u bs=%u-%u: writes %llu reads %llu errors %llu/%llu max_lat_us %llu\n",
 	       o->dev, o->iopoll ? "iopoll" : "irq", o->qd, o->bs_min,
 	       o->bs_max, wst.ios, rst.ios, wst.errors + rst.errors,
 	       wst.allowed + rst.allowed,

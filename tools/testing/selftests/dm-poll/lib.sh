@@ -293,7 +293,7 @@ dmp_check_irq()
 	if ! dmp_run_counted irqs "$DMP_VERIFY" -I "$@" "$dev"; then
 		ktap_test_fail "$desc: interrupt-driven I/O failed"
 	elif [ "$irqs" -le 0 ]; then
-		ktap_test_fail "$desc: no interrupt counted for interrupt-driven I/O (${DMP_IRQ_RE})"
+		ktap_test_fail "$desc: no interrupt counted without polling (${DMP_IRQ_RE})"
 	else
 		ktap_test_pass "$desc: interrupt driven, data verified, $irqs interrupts"
 	fi
