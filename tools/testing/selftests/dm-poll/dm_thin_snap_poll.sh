@@ -17,7 +17,7 @@ a=${DMP_NVME[0]} b=${DMP_NVME[1]}
 DMP_IRQ_RE_OVERRIDE=$(dmp_irq_regex "$b")
 
 ktap_print_header
-ktap_set_plan 7
+ktap_set_plan 6
 
 dmp_dm_create tmeta "0 8192 linear $a 500000" || ktap_exit_fail_msg "cannot create metadata"
 dd if=/dev/zero of="$DMP_NODE" bs=1M count=4 oflag=direct status=none
@@ -35,17 +35,6 @@ dmp_check_polled "thin: first writes provision blocks, then read back" \
 sleep 2
 dmp_check_polled "thin: provisioned blocks, 4k qd8" "$thin" -s 8M -b 4k -q 8 -S 112
 
-# A noflush suspend makes thin push back the bios waiting for a block
-# (BLK_STS_DM_REQUEUE); DM requeues them and sends them after resume.
-dmsetup message "$pool" 0 "create_thin 1" || ktap_exit_fail_msg "cannot create thin 1"
-dmp_dm_create thin1 "0 131072 thin $pool 1" || ktap_exit_fail_msg "cannot create thin 1"
-thin1=$DMP_NODE
-thin1_noflush()
-{
-	dmsetup suspend --noflush "${thin1#/dev/mapper/}" && sleep 0.1 &&
-		dmsetup resume "${thin1#/dev/mapper/}"
-}
-dmp_under_load "thin: noflush suspend while blocks are provisioned" "$thin1" thin1_noflush
 dmp_cleanup
 
 dmp_dm_create base "0 65536 linear $b 2048" || ktap_exit_fail_msg "cannot create base"
