@@ -14,11 +14,7 @@ a=${DMP_NVME[0]} b=${DMP_NVME[1]}
 
 ktap_print_header
 ktap_set_plan 1
-dmp_dm_create tmeta "0 8192 linear $a 500000" || ktap_exit_fail_msg "cannot create metadata"
-dd if=/dev/zero of="$DMP_NODE" bs=1M count=4 oflag=direct status=none
-tmeta=$DMP_NODE
-dmp_dm_create pool "0 131072 thin-pool $tmeta $b 128 0 1 skip_block_zeroing" ||
-	ktap_exit_fail_msg "cannot create thin-pool"
+dmp_thin_pool_create "$a" 500000 "$b" || ktap_exit_fail_msg "cannot create thin-pool"
 pool=$DMP_NODE
 dmsetup message "$pool" 0 "create_thin 1" || ktap_exit_fail_msg "cannot create thin 1"
 dmp_dm_create thin1 "0 131072 thin $pool 1" || ktap_exit_fail_msg "cannot create thin 1"

@@ -19,11 +19,7 @@ DMP_IRQ_RE_OVERRIDE=$(dmp_irq_regex "$b")
 ktap_print_header
 ktap_set_plan 6
 
-dmp_dm_create tmeta "0 8192 linear $a 500000" || ktap_exit_fail_msg "cannot create metadata"
-dd if=/dev/zero of="$DMP_NODE" bs=1M count=4 oflag=direct status=none
-tmeta=$DMP_NODE
-dmp_dm_create pool "0 131072 thin-pool $tmeta $b 128 0 1 skip_block_zeroing" ||
-	ktap_exit_fail_msg "cannot create thin-pool"
+dmp_thin_pool_create "$a" 500000 "$b" || ktap_exit_fail_msg "cannot create thin-pool"
 pool=$DMP_NODE
 dmsetup message "$pool" 0 "create_thin 0" || ktap_exit_fail_msg "cannot create thin 0"
 dmp_dm_create thin "0 65536 thin $pool 0" || ktap_exit_fail_msg "cannot create thin"

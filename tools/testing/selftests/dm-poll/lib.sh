@@ -157,6 +157,15 @@ dmp_nullb_create()
 	return 1
 }
 
+# dmp_thin_pool_create METADEV OFFSET DATADEV: a 64 MiB thin-pool on
+# DATADEV with zeroed metadata at OFFSET of METADEV; DMP_NODE is the pool.
+dmp_thin_pool_create()
+{
+	dmp_dm_create tmeta "0 8192 linear $1 $2" || return 1
+	dd if=/dev/zero of="$DMP_NODE" bs=1M count=4 oflag=direct status=none || return 1
+	dmp_dm_create pool "0 131072 thin-pool $DMP_NODE $3 128 0 1 skip_block_zeroing"
+}
+
 # dmp_require_nullb: null_blk configured through configfs, or skip.
 dmp_require_nullb()
 {
