@@ -3,13 +3,84 @@
  * Polling for bio-based stacking drivers.  The representation, and the
  * rules a driver follows, are described in <linux/blk-stack-poll.h>.
  */
+#include <linux/atomic.h>
 #include <linux/bio.h>
 #include <linux/blk-stack-poll.h>
 #include <linux/export.h>
+#include <linux/processor.h>
 
-static struct bio_poll_link **bio_poll_head(struct bio *bio)
+#include "blk.h"
+
+/*
+ * The upper bio's ->bi_cookie says what its ->bi_private holds.  A
+ * bio-based device has no hardware queue for the cookie to name, and
+ * bio_poll() only tells BLK_QC_T_NONE, nothing to poll, from the rest:
+ *
+ *   BLK_QC_T_NONE        ->bi_private is the submitter's
+ *   BIO_POLL_LIST        ->bi_private heads a list of links
+ *   BIO_POLL_LIST_BUSY   someone is changing the list or ->bi_private:
+ *                        nobody else reads or writes either
+ *
+ * A task moves the cookie to BIO_POLL_LIST_BUSY with a cmpxchg (acquire)
+ * and out of it with a store (release).  It stays busy for a few stores
+ * only, never across a poll, so that waiting for it can spin.
+ */
+#define BIO_POLL_LIST		(BLK_QC_T_NONE - 1)
+#define BIO_POLL_LIST_BUSY	(BLK_QC_T_NONE - 2)
+
+/* Make @bio's list busy; return whether ->bi_private heads a list. */
+static bool bio_poll_list_lock(struct bio *bio)
 {
-	return (struct bio_poll_link **)&bio->bi_private;
+	blk_qc_t old;
+
+	for (;;) {
+		old = READ_ONCE(bio->bi_cookie);
+		if (old != BIO_POLL_LIST_BUSY &&
+		    try_cmpxchg_acquire(&bio->bi_cookie, &old,
+					BIO_POLL_LIST_BUSY))
+			return old == BIO_POLL_LIST;
+		cpu_relax();
+	}
+}
+
+/*
+ * Put the chain of links @first .. @last in front of @bio's list, which
+ * may be empty.  The first link of a list keeps the ->bi_private that the
+ * list displaces.
+ */
+static void bio_poll_list_push(struct bio *bio, struct bio_poll_link *first,
+			       struct bio_poll_link *last)
+{
+	struct bio_poll_link *head = NULL;
+	void *saved_private;
+
+	if (bio_poll_list_lock(bio)) {
+		head = bio->bi_private;
+		saved_private = head->saved_private;
+	} else {
+		saved_private = bio->bi_private;
+	}
+	last->next = head;
+	first->saved_private = saved_private;
+	bio->bi_private = first;
+	smp_store_release(&bio->bi_cookie, BIO_POLL_LIST);
+}
+
+/*
+ * Take @bio's whole list, if it has one and nobody else is changing it,
+ * and give @bio its ->bi_private back.
+ */
+static struct bio_poll_link *bio_poll_list_take(struct bio *bio)
+{
+	blk_qc_t old = BIO_POLL_LIST;
+	struct bio_poll_link *list;
+
+	if (!try_cmpxchg_acquire(&bio->bi_cookie, &old, BIO_POLL_LIST_BUSY))
+		return NULL;
+	list = bio->bi_private;
+	bio->bi_private = list->saved_private;
+	smp_store_release(&bio->bi_cookie, BLK_QC_T_NONE);
+	return list;
 }
 
 /**
@@ -24,19 +95,7 @@ static struct bio_poll_link **bio_poll_head(struct bio *bio)
  */
 void bio_poll_link_add(struct bio *bio, struct bio_poll_link *link)
 {
-	struct bio_poll_link **head = bio_poll_head(bio);
-
-	if (!bio_flagged(bio, BIO_POLL_LINKED)) {
-		link->saved_private = bio->bi_private;
-		link->next = NULL;
-		bio_set_flag(bio, BIO_POLL_LINKED);
-		/* Any cookie but BLK_QC_T_NONE lets bio_poll() reach ->poll_bio */
-		bio->bi_cookie = ~BLK_QC_T_NONE;
-	} else {
-		link->saved_private = (*head)->saved_private;
-		link->next = *head;
-	}
-	*head = link;
+	bio_poll_list_push(bio, link, link);
 }
 EXPORT_SYMBOL_GPL(bio_poll_link_add);
 
@@ -47,42 +106,67 @@ EXPORT_SYMBOL_GPL(bio_poll_link_add);
  * @flags: BLK_POLL_* flags passed to ->poll_bio()
  * @poll_one: called for each link; returns true once the link is done
  *
- * Meant to be called from a stacking driver's ->poll_bio().  Links that
- * are done leave the list; when none is left, @bio has its ->bi_private
- * back and may have completed.
+ * Meant to be called from a stacking driver's ->poll_bio().  Takes the
+ * links off @bio, gives @bio its ->bi_private back, polls each link and
+ * puts back the links that are not done.  Another task polling @bio at
+ * the same time finds no links and returns at once.
  *
- * Return: 1 when every link is done, after which the caller must not touch
- * @bio; 0 while some remain, or if nothing was linked to @bio.
+ * Return: 1 when every link taken is done, after which the caller must not
+ * touch @bio; 0 while some remain, or if there was nothing to take.
  */
 int bio_poll_links(struct bio *bio, struct io_comp_batch *iob,
 		   unsigned int flags, bio_poll_one_fn *poll_one)
 {
-	struct bio_poll_link *link, *next, *pending = NULL;
-
-	if (!bio_flagged(bio, BIO_POLL_LINKED))
-		return 0;
+	struct bio_poll_link *link, *next, *first = NULL, *last = NULL;
 
 	/*
-	 * Put ->bi_private back before polling: the link that completes last
-	 * completes @bio, whose ->bi_end_io reads it.  While links remain,
-	 * nothing else touches @bio (see the rules in the header).
+	 * ->bi_private is back before any link is polled: the link that
+	 * completes last completes @bio, whose ->bi_end_io reads it.
 	 */
-	link = *bio_poll_head(bio);
-	bio->bi_private = link->saved_private;
-	bio_clear_flag(bio, BIO_POLL_LINKED);
-
+	link = bio_poll_list_take(bio);
+	if (!link)
+		return 0;
 	for (; link; link = next) {
 		next = link->next;
-		if (!poll_one(link, iob, flags)) {
-			link->next = pending;
-			pending = link;
-		}
+		if (poll_one(link, iob, flags))
+			continue;
+		link->next = first;
+		first = link;
+		if (!last)
+			last = link;
 	}
-	if (!pending)
+	if (!first)
 		return 1;
-
-	bio_set_flag(bio, BIO_POLL_LINKED);
-	*bio_poll_head(bio) = pending;
+	/* The links left hold @bio: it has not completed. */
+	bio_poll_list_push(bio, first, last);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(bio_poll_links);
+
+/**
+ * bio_poll_upper - the bio to link the lower bios of a bio to
+ * @bio: a bio a stacking driver is submitting: the one it received, or a
+ *	split of it that bio_chain() completes into it
+ *
+ * A driver that splits the bio it received with bio_split() and
+ * bio_chain(), and goes on with the split, must link what it sends below
+ * for the split to the bio it received: that is the one its submitter
+ * polls.  Walk from a chained split back to the bio it was split from for
+ * as long as that one is on the same device, so that the walk never leaves
+ * the driver for the bios of a driver above it.  Only call this while @bio
+ * is being submitted: a split completes into its parent and goes away.
+ *
+ * Return: the bio to pass to bio_poll_link_add() for the lower bios of @bio.
+ */
+struct bio *bio_poll_upper(struct bio *bio)
+{
+	while (bio_is_chained(bio)) {
+		struct bio *parent = bio->bi_private;
+
+		if (parent->bi_bdev != bio->bi_bdev)
+			break;
+		bio = parent;
+	}
+	return bio;
+}
+EXPORT_SYMBOL_GPL(bio_poll_upper);

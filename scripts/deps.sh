@@ -11,7 +11,7 @@ packages=(
 	python3 python3-ply python3-git	# checkpatch's spdxcheck
 	qemu-system-x86			# the test VM
 	busybox-static bash coreutils util-linux fio mdadm dmsetup	# guest userspace
-	liburing-dev			# iopoll_verify
+	liburing-dev rsync		# iopoll_verify; kselftest install
 	shellcheck
 )
 missing=()

@@ -12,21 +12,25 @@
  *
  * Representation: the list head lives in the upper bio's ->bi_private,
  * which belongs to whoever submitted the upper bio and is only read when
- * the upper bio completes; the displaced value travels in every link and
- * is put back before the upper bio can complete.  BIO_POLL_LINKED in
- * ->bi_flags marks a bio whose ->bi_private is a list head.  No clone or
- * split inherits ->bi_flags, so the marker never reaches a lower driver,
- * and it cannot collide with a driver's use of REQ_DRV.
+ * the upper bio completes; the displaced value travels with the list and
+ * is put back before the upper bio can complete.  The upper bio's
+ * ->bi_cookie, which a bio-based device has no other use for, says
+ * whether ->bi_private heads a list and serves as the list's lock.
+ * Nothing is marked in ->bi_opf or ->bi_flags: the former is copied into
+ * every clone, and the latter is written without atomics by the block
+ * layer (bio_inc_remaining()) from wherever a split is completed.
  *
  * Rules, for the driver:
  * - Links are added only while the upper bio is being submitted: from the
  *   driver's ->submit_bio() for it, including resubmissions of its split
- *   remainder from that same submit_bio() call.  A bio is polled only
- *   after submit_bio() returned, so adding and polling never overlap.  A
- *   bio the driver resubmits later, from another context, must not be
- *   linked: clear REQ_POLLED on it first (bio_clear_polled()).
- * - One poller at a time: ->poll_bio() of an upper bio is called by its
- *   submitter only (io_uring's iopoll, or the task waiting for the bio).
+ *   remainder from that same submit_bio() call.  A bio the driver
+ *   resubmits later, from another context, must not be linked: clear
+ *   REQ_POLLED on it first (bio_clear_polled()).
+ * - Any task may poll: io_uring polls a bio through a pointer that may by
+ *   then name a reused bio (see iocb_bio_iopoll()), so ->poll_bio() can be
+ *   called for a bio that another task polls, or is still submitting.
+ *   bio_poll_links() takes the whole list while it polls; a concurrent
+ *   poller finds it empty.
  * - Each link holds a reference that keeps the upper bio from completing
  *   until the poll_one callback of bio_poll_links() reports the link
  *   done; the callback drops that reference, which may complete the upper
@@ -42,7 +46,8 @@ struct io_comp_batch;
 /**
  * struct bio_poll_link - one lower bio to poll for an upper bio
  * @next: the next link of the same upper bio
- * @saved_private: the upper bio's ->bi_private while the list displaces it
+ * @saved_private: in the first link of a list, the upper bio's ->bi_private
+ *	that the list displaces
  */
 struct bio_poll_link {
 	struct bio_poll_link	*next;
@@ -65,5 +70,6 @@ typedef bool bio_poll_one_fn(struct bio_poll_link *link,
 void bio_poll_link_add(struct bio *bio, struct bio_poll_link *link);
 int bio_poll_links(struct bio *bio, struct io_comp_batch *iob,
 		   unsigned int flags, bio_poll_one_fn *poll_one);
+struct bio *bio_poll_upper(struct bio *bio);
 
 #endif /* _LINUX_BLK_STACK_POLL_H */

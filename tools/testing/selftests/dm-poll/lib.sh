@@ -22,9 +22,11 @@ DMP_VERIFY=$DMP_DIR/iopoll_verify
 # that nobody polls waits for the device's timeout, 30 s on NVMe.
 DMP_MAX_LAT_MS=${DMP_MAX_LAT_MS:-1000}
 DMP_PREFIX=dmpoll-$$
-DMP_DM_DEVS=()
-DMP_NULLB_DEVS=()
+# What the test created, in order: "dm NAME", "md NODE MEMBER..." or
+# "nullb NAME"; dmp_cleanup takes it down in the reverse order.
+DMP_TEARDOWN=()
 DMP_NTABLES=0
+DMP_NMD=0
 
 # Without udev, libdevmapper must create /dev/mapper nodes itself and must
 # not wait for udev cookies.
@@ -34,19 +36,37 @@ fi
 
 dmp_cleanup()
 {
-	local i name
+	local i
 
-	for ((i = ${#DMP_DM_DEVS[@]} - 1; i >= 0; i--)); do
-		dmsetup remove --retry "${DMP_DM_DEVS[$i]}" >/dev/null 2>&1 ||
-			echo "# cleanup: cannot remove dm device ${DMP_DM_DEVS[$i]}"
+	for ((i = ${#DMP_TEARDOWN[@]} - 1; i >= 0; i--)); do
+		# shellcheck disable=SC2086 # a word list
+		dmp_teardown_one ${DMP_TEARDOWN[$i]}
 	done
-	for name in "${DMP_NULLB_DEVS[@]}"; do
+	DMP_TEARDOWN=()
+}
+
+# dmp_teardown_one KIND NAME [MEMBER...]
+dmp_teardown_one()
+{
+	local kind=$1 name=$2
+
+	shift 2
+	case $kind in
+	dm)
+		dmsetup remove --retry "$name" >/dev/null 2>&1 ||
+			echo "# cleanup: cannot remove dm device $name"
+		;;
+	md)
+		mdadm --stop "$name" >/dev/null 2>&1 ||
+			echo "# cleanup: cannot stop md array $name"
+		mdadm --zero-superblock "$@" >/dev/null 2>&1 || true
+		;;
+	nullb)
 		echo 0 >"/sys/kernel/config/nullb/$name/power" 2>/dev/null
 		rmdir "/sys/kernel/config/nullb/$name" 2>/dev/null ||
 			echo "# cleanup: cannot remove null_blk device $name"
-	done
-	DMP_DM_DEVS=()
-	DMP_NULLB_DEVS=()
+		;;
+	esac
 }
 trap dmp_cleanup EXIT
 
@@ -123,7 +143,7 @@ dmp_dm_create()
 		echo "# dmsetup create $name failed: $2"
 		return 1
 	fi
-	DMP_DM_DEVS+=("$name")
+	DMP_TEARDOWN+=("dm $name")
 	[ -b "/dev/mapper/$name" ] || dmsetup mknodes "$name"
 	[ -b "/dev/mapper/$name" ] ||
 		{ echo "# /dev/mapper/$name is not a block device"; return 1; }
@@ -139,7 +159,7 @@ dmp_nullb_create()
 
 	DMP_NODE=
 	mkdir "$dir" || return 1
-	DMP_NULLB_DEVS+=("${dir##*/}")
+	DMP_TEARDOWN+=("nullb ${dir##*/}")
 	for kv in "$@"; do
 		echo "${kv#*=}" >"$dir/${kv%%=*}" ||
 			{ echo "# null_blk: cannot set $kv"; return 1; }
@@ -155,6 +175,84 @@ dmp_nullb_create()
 	done
 	echo "# no block device node for null_blk ${dir##*/}"
 	return 1
+}
+
+# dmp_md_create LEVEL [MDADM-OPTION...] -- MEMBER...: create and start an
+# md array (metadata 1.2) on MEMBERs, registered for teardown; set
+# DMP_NODE to its node.  Per-member options (--write-mostly) may go
+# between the members.
+dmp_md_create()
+{
+	local level=$1 node=/dev/md$((100 + DMP_NMD++)) opts=() out members
+	shift
+
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		opts+=("$1")
+		shift
+	done
+	shift
+	members=$(dmp_members "$@")
+	DMP_NODE=
+	# shellcheck disable=SC2086 # a word list
+	mdadm --zero-superblock $members >/dev/null 2>&1
+	if ! out=$(mdadm --create "$node" --run --quiet --metadata=1.2 \
+		--level="$level" --raid-devices="$(wc -w <<<"$members")" \
+		"${opts[@]}" "$@" 2>&1); then
+		echo "# ${out//$'\n'/$'\n'# }"
+		echo "# mdadm --create $node --level=$level ${opts[*]} $* failed"
+		return 1
+	fi
+	DMP_TEARDOWN+=("md $node $members")
+	[ -b "$node" ] || { echo "# $node is not a block device"; return 1; }
+	dmp_md_settle "$node"
+	# shellcheck disable=SC2034 # for the caller
+	DMP_NODE=$node
+}
+
+# dmp_md_settle NODE: md reads and writes by interrupt on its own: the
+# superblock after creation and whenever the array turns clean again
+# (safe mode) or active, the bitmap when its daemon clears bits, and the
+# partition table on the first open.  Those interrupts would count against
+# polled runs: keep the array active once written, the bitmap daemon
+# asleep, open the array once, and wait until the members are quiet.
+dmp_md_settle()
+{
+	local sys re n prev=-1 i
+
+	sys=$(dmp_sysfs "$1")/md
+	echo 0 >"$sys/safe_mode_delay"
+	: <"$1"
+	[ ! -e "$sys/bitmap/time_base" ] || echo 3600 >"$sys/bitmap/time_base"
+	re=$(dmp_irq_regex "$1")
+	for ((i = 0; i < 50; i++)); do
+		n=$(dmp_irqs "$re")
+		[ "$n" = "$prev" ] && return 0
+		prev=$n
+		sleep 0.3
+	done
+	echo "# $1: members still busy after 15 s"
+}
+
+# dmp_members ARG...: the ARGs that are not options.
+dmp_members()
+{
+	local a out=()
+
+	for a in "$@"; do
+		[ "${a#-}" = "$a" ] && out+=("$a")
+	done
+	echo "${out[*]}"
+}
+
+# dmp_md_wait_sync NODE: wait until NODE has no resync or recovery running.
+dmp_md_wait_sync()
+{
+	local sys
+
+	sys=$(dmp_sysfs "$1")/md
+	while [ "$(cat "$sys/sync_action")" != idle ]; do
+		sleep 0.2
+	done
 }
 
 # dmp_thin_pool_create METADEV OFFSET DATADEV: a 64 MiB thin-pool on
@@ -322,31 +420,91 @@ dmp_check_verified()
 	fi
 }
 
-# dmp_under_load DESC DEV CMD...: run CMD five times, 0.3 s apart, while
-# polled writes and reads run on DEV; every I/O must complete within 5 s,
-# with its data.  With DMP_LOAD_ALLOW_ERRNO set, only writes run and may
-# also fail with that errno.  One KTAP result.
-dmp_under_load()
+# dmp_rings_under_load DESC DEV RINGS CYCLES CMD...: run CMD CYCLES times
+# while RINGS processes, each with an io_uring of its own, write and read
+# back their own slice of DEV (at most 32 MiB) with polled I/O, over and
+# over until the cycles are done.  Every I/O must complete within 5 s, with
+# its data.  With DMP_LOAD_ALLOW_ERRNO set, only writes run and may also
+# fail with that errno.  One KTAP result.
+dmp_rings_under_load()
 {
-	local desc=$1 dev=$2 pid rc=0 i log=/tmp/dmp-load.$$
-	local -a args=(-L 5000 -s 32M -b 4k-64k -q 8 -S 121)
-	shift 2
+	local desc=$1 dev=$2 rings=$3 cycles=$4 slice r i rc=0
+	local tmp=/tmp/dmp-load.$$ pids=()
+	local -a args=(-L 5000 -b 4k-64k -q 8)
+	shift 4
 
 	[ -z "${DMP_LOAD_ALLOW_ERRNO:-}" ] ||
 		args+=(-m write -E "$DMP_LOAD_ALLOW_ERRNO")
-	"$DMP_VERIFY" "${args[@]}" "$dev" >"$log" 2>&1 &
-	pid=$!
-	for i in 1 2 3 4 5; do
-		sleep 0.3
-		"$@" || { echo "# $desc: '$*' failed ($i)"; rc=1; }
+	slice=$(($(dmp_sectors "$dev") * 512 / rings))
+	[ "$slice" -le $((32 << 20)) ] || slice=$((32 << 20))
+	rm -f "$tmp.stop"
+	for ((r = 0; r < rings; r++)); do
+		dmp_load_ring "$tmp.stop" "$dev" $((121 + r)) "${args[@]}" \
+			-o $((r * slice)) -s "$slice" >"$tmp.$r" 2>&1 &
+		pids+=($!)
 	done
-	wait "$pid" || rc=1
-	grep '^#' "$log"
-	rm -f "$log"
+	for ((i = 1; i <= cycles; i++)); do
+		"$@" || { echo "# $desc: '$*' failed ($i)"; rc=1; break; }
+	done
+	touch "$tmp.stop"
+	for ((r = 0; r < rings; r++)); do
+		wait "${pids[$r]}" || rc=1
+		sed -n "s/^# /# ring $r: /p" "$tmp.$r"
+		rm -f "$tmp.$r"
+	done
+	rm -f "$tmp.stop"
 	if [ "$rc" = 0 ]; then
-		ktap_test_pass "$desc under polled load: all I/O done and verified"
+		ktap_test_pass "$desc under polled load ($rings rings, $cycles times): all I/O done and verified"
 	else
-		ktap_test_fail "$desc under polled load"
+		ktap_test_fail "$desc under polled load ($rings rings, $cycles times)"
+	fi
+}
+
+# dmp_load_ring STOPFILE DEV SEED ARGS...: iopoll_verify ARGS on DEV until
+# STOPFILE exists, at least once; each pass writes a new pattern, so that
+# a lost write shows.
+dmp_load_ring()
+{
+	local stop=$1 dev=$2 seed=$3 pass=0 out
+	shift 3
+
+	while [ "$pass" = 0 ] || [ ! -e "$stop" ]; do
+		if ! out=$("$DMP_VERIFY" "$@" -S $((seed + pass * 64)) "$dev" 2>&1); then
+			echo "$out"
+			echo "# failed in pass $((pass + 1))"
+			return 1
+		fi
+		pass=$((pass + 1))
+	done
+	echo "# $pass passes, the last: ${out#\# }"
+}
+
+# dmp_under_load DESC DEV CMD...: run CMD five times, 0.3 s apart, under
+# one ring of polled load; see dmp_rings_under_load.
+dmp_under_load()
+{
+	local desc=$1 dev=$2
+	shift 2
+
+	dmp_rings_under_load "$desc" "$dev" 1 5 dmp_after_pause 0.3 "$@"
+}
+
+# dmp_after_pause SECONDS CMD...
+dmp_after_pause()
+{
+	sleep "$1"
+	shift
+	"$@"
+}
+
+# dmp_check_eopnotsupp DESC DEV: polled I/O to DEV, which cannot poll,
+# fails at once with EOPNOTSUPP.  One KTAP result.
+dmp_check_eopnotsupp()
+{
+	if "$DMP_VERIFY" -s 1M -b 4k -q 4 -e 95 -L 1000 "$2"; then
+		ktap_test_pass "$1: polled I/O fails with EOPNOTSUPP within 1 s"
+	else
+		ktap_test_fail "$1: polled I/O did not fail with EOPNOTSUPP promptly"
 	fi
 }
 

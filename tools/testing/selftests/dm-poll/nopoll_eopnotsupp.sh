@@ -6,8 +6,6 @@
 # stacked on it inherits both.  Interrupt-driven I/O still works.
 . "$(dirname "$0")/lib.sh"
 
-EOPNOTSUPP=95
-
 dmp_require_root
 dmp_require_cmds dmsetup
 dmp_require_nullb
@@ -22,11 +20,7 @@ dm=$DMP_NODE
 
 for dev in "$nullb" "$dm"; do
 	dmp_check_io_poll "$dev" "$dev" 0
-	if "$DMP_VERIFY" -s 1M -b 4k -q 4 -e "$EOPNOTSUPP" -L 1000 "$dev"; then
-		ktap_test_pass "$dev: polled I/O fails with EOPNOTSUPP within 1 s"
-	else
-		ktap_test_fail "$dev: polled I/O did not fail with EOPNOTSUPP promptly"
-	fi
+	dmp_check_eopnotsupp "$dev" "$dev"
 	if "$DMP_VERIFY" -I -s 1M -b 4k -q 4 -S 41 "$dev"; then
 		ktap_test_pass "$dev: interrupt-driven I/O works"
 	else

@@ -1,0 +1,86 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# A raid1 array's life under polled load: resync, a member failed, reads
+# from the degraded array, a spare added and recovered, a stop refused
+# while the array is in use, and a member without poll queues joining,
+# after which polled I/O fails with EOPNOTSUPP.  Nothing hangs, every I/O
+# completes with its data or with the error md's rules give it.
+. "$(dirname "$0")/lib.sh"
+
+EOPNOTSUPP=95
+
+dmp_require_root
+dmp_require_cmds mdadm dmsetup
+dmp_require_nullb
+dmp_get_nvme_devs 2
+a=${DMP_NVME[0]} b=${DMP_NVME[1]}
+
+# md_action_is NODE ACTION: the array runs ACTION (resync, recover, idle).
+md_action_is()
+{
+	local got
+
+	got=$(cat "$(dmp_sysfs "$1")/md/sync_action")
+	[ "$got" = "$2" ] || { echo "# $1: sync_action is $got, expected $2"; return 1; }
+	sleep 0.3
+}
+
+# md_stop_refused NODE: mdadm --stop fails while the array is open.  The
+# rings open it for each pass: hold it open here too.
+md_stop_refused()
+{
+	local rc=0
+
+	exec 9<"$1"
+	if mdadm --stop "$1" >/dev/null 2>&1; then
+		echo "# $1 stopped while in use"
+		rc=1
+	fi
+	exec 9<&-
+	sleep 0.3
+	return "$rc"
+}
+
+ktap_print_header
+ktap_set_plan 10
+dmp_dm_create m0 "0 262144 linear $a 0" || ktap_exit_fail_msg "cannot create member"
+m0=$DMP_NODE
+dmp_dm_create m1 "0 262144 linear $b 0" || ktap_exit_fail_msg "cannot create member"
+m1=$DMP_NODE
+dmp_dm_create m2 "0 262144 linear $a 262144" || ktap_exit_fail_msg "cannot create member"
+m2=$DMP_NODE
+
+# Slow resync down so that the load overlaps it.
+speed=$(cat /proc/sys/dev/raid/speed_limit_max)
+echo 2000 >/proc/sys/dev/raid/speed_limit_max
+dmp_md_create 1 --size=65536 -- "$m0" "$m1" || ktap_exit_fail_msg "cannot create md raid1"
+dev=$DMP_NODE
+dmp_rings_under_load "raid1 resync" "$dev" 2 5 md_action_is "$dev" resync
+echo "$speed" >/proc/sys/dev/raid/speed_limit_max
+dmp_md_wait_sync "$dev"
+
+dmp_rings_under_load "raid1: mdadm --fail a member" "$dev" 2 1 \
+	dmp_after_pause 0.5 mdadm --quiet --fail "$dev" "$m1"
+dmp_check_polled_by_irq "degraded raid1: writes" "$dev" -m write -s 16M -b 4k-256k -q 4 -S 91
+dmp_check_polled "degraded raid1: reads" "$dev" -m read -s 16M -b 4k-256k -q 4 -S 91
+
+mdadm --quiet --remove "$dev" "$m1" || ktap_exit_fail_msg "cannot remove the failed member"
+dmp_rings_under_load "raid1: spare added, recovery" "$dev" 2 1 \
+	dmp_after_pause 0.3 mdadm --quiet --add "$dev" "$m2"
+dmp_md_wait_sync "$dev"
+dmp_check_io_poll "raid1 after recovery onto a polling member" "$dev" 1
+dmp_rings_under_load "raid1: mdadm --stop while in use" "$dev" 2 3 md_stop_refused "$dev"
+
+# A member without poll queues: the array stops polling once it joins;
+# polled I/O in flight then drains, new polled I/O fails.
+dmp_nullb_create nopoll size=128 memory_backed=1 queue_mode=2 poll_queues=0 \
+	submit_queues=1 || ktap_exit_fail_msg "cannot create null_blk"
+mdadm --quiet --add "$dev" "$DMP_NODE" || ktap_exit_fail_msg "cannot add a spare"
+DMP_LOAD_ALLOW_ERRNO=$EOPNOTSUPP dmp_rings_under_load \
+	"raid1: member without poll queues joins" "$dev" 2 1 \
+	dmp_after_pause 0.3 mdadm --quiet --fail "$dev" "$m0"
+dmp_md_wait_sync "$dev"
+dmp_check_io_poll "raid1 with a member without poll queues" "$dev" 0
+dmp_check_eopnotsupp "raid1 with a member without poll queues" "$dev"
+ktap_finished

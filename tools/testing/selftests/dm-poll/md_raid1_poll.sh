@@ -1,0 +1,37 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# md raid1 reads poll end to end, from one mirror; writes go to every
+# mirror, through plugging, the bitmap and write-behind, and complete by
+# interrupt without waiting on a poll queue.
+. "$(dirname "$0")/lib.sh"
+
+dmp_require_root
+dmp_require_cmds mdadm
+dmp_get_nvme_devs 2
+a=${DMP_NVME[0]} b=${DMP_NVME[1]}
+
+ktap_print_header
+ktap_set_plan 8
+dmp_md_create 1 --assume-clean --size=65536 -- "$a" "$b" ||
+	ktap_exit_fail_msg "cannot create md raid1"
+dev=$DMP_NODE
+dmp_check_io_poll "md raid1" "$dev" 1
+dmp_check_polled_by_irq "md raid1 writes 512B-1M" "$dev" -m write -s 16M -b 512-1M -q 4 -S 51
+dmp_check_polled "md raid1 reads 512B-1M" "$dev" -m read -s 16M -b 512-1M -q 4 -S 51
+dmp_check_polled "md raid1 reads 4k qd16" "$dev" -m read -s 16M -b 4k -q 16 -S 51
+dmp_check_irq "md raid1 4k qd8" "$dev" -s 16M -b 4k -q 8 -S 52
+dmp_cleanup
+
+# Internal bitmap, write-behind to a write-mostly mirror: reads come from
+# the other one.
+dmp_md_create 1 --assume-clean --size=65536 --bitmap=internal --write-behind=256 \
+	-- "$a" --write-mostly "$b" || ktap_exit_fail_msg "cannot create md raid1 with write-behind"
+dev=$DMP_NODE
+dmp_check_polled_by_irq "md raid1, bitmap and write-behind: writes" "$dev" \
+	-m write -s 16M -b 4k-256k -q 8 -S 53
+dmp_check_polled "md raid1, bitmap and write-behind: reads" "$dev" \
+	-m read -s 16M -b 4k-256k -q 8 -S 53
+dmp_check_polled_by_irq "md raid1, bitmap and write-behind: writes and reads" "$dev" \
+	-s 16M -b 512-64k -q 8 -S 54
+ktap_finished
