@@ -61,14 +61,23 @@ for hipri in 1 0; do
 done
 dmp_cleanup
 
-md=/dev/md/dmpoll-demo
-if mdadm --create "$md" --run --quiet --level=0 --chunk=64 --raid-devices=2 \
-	--metadata=1.2 --homehost=any "${nvme[0]}" "${nvme[1]}" >/tmp/mdadm.log 2>&1; then
-	for hipri in 1 0; do
-		fio_row "md raid0 (2 NVMe, 64k chunk)" "$md" "$hipri"
-	done
-	mdadm --stop "$md" >/dev/null 2>&1
-	mdadm --zero-superblock "${nvme[0]}" "${nvme[1]}" >/dev/null 2>&1
-else
-	echo "ROW|$md|md raid0|-|-|-|-|mdadm --create failed: $(head -1 /tmp/mdadm.log)"
-fi
+# md_rows LABEL LEVEL MDADM-OPTION...: an md array on both namespaces.
+md_rows()
+{
+	local label=$1 level=$2 hipri
+	shift 2
+
+	if dmp_md_create "$level" "$@" -- "${nvme[0]}" "${nvme[1]}" >/tmp/mdadm.log 2>&1; then
+		for hipri in 1 0; do
+			fio_row "$label" "$DMP_NODE" "$hipri"
+		done
+	else
+		echo "ROW|-|$label|-|-|-|-|mdadm --create failed: $(grep -m1 -v '^# mdadm --create' /tmp/mdadm.log)"
+	fi
+	dmp_cleanup
+}
+
+md_rows "md raid0 (2 NVMe, 64k chunk)" 0 --chunk=64
+md_rows "md linear (2 NVMe)" linear
+md_rows "md raid1 (2 NVMe), reads" 1 --assume-clean --size=262144
+md_rows "md raid10 (2 NVMe, near2), reads" 10 --assume-clean --size=262144

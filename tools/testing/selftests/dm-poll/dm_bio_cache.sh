@@ -11,46 +11,18 @@ dmp_require_root
 dmp_require_cmds dmsetup
 dmp_get_nvme_devs 1
 a=${DMP_NVME[0]}
-ls /sys/kernel/slab/bio-*/alloc_fastpath >/dev/null 2>&1 ||
-	dmp_skip_all "needs CONFIG_SLUB_STATS (/sys/kernel/slab/bio-*/alloc_fastpath)"
-
-# bio_slab_allocs: allocations from every bio slab so far.
-bio_slab_allocs()
-{
-	cat /sys/kernel/slab/bio-*/alloc_fastpath /sys/kernel/slab/bio-*/alloc_slowpath |
-		awk '{ sum += $1 } END { print sum + 0 }'
-}
-
-# check DESC: polled I/O on DEV with fewer than one bio slab allocation
-# per 8 I/Os.
-check()
-{
-	local before allocs ios=4096
-
-	before=$(bio_slab_allocs)
-	if ! "$DMP_VERIFY" -s 8M -b 4k -q 8 -S 131 "$dev"; then
-		ktap_test_fail "$1: polled I/O failed"
-		return
-	fi
-	allocs=$(($(bio_slab_allocs) - before))
-	if [ "$allocs" -lt $((ios / 8)) ]; then
-		ktap_test_pass "$1: $allocs bio slab allocations for $ios polled I/Os"
-	else
-		ktap_test_fail "$1: $allocs bio slab allocations for $ios I/Os: no bio cache"
-	fi
-}
+dmp_require_slub_stats
 
 ktap_print_header
 ktap_set_plan 3
-dev=$a
-check "raw NVMe"
+dmp_check_bio_cache "raw NVMe" "$a"
 dmp_dm_create cache "0 65536 linear $a 2048" || ktap_exit_fail_msg "cannot create dm-linear"
 dev=$DMP_NODE
-check "dm-linear, first table"
+dmp_check_bio_cache "dm-linear, first table" "$dev"
 name=${dev#/dev/mapper/}
 if ! dmsetup suspend "$name" || ! dmsetup load "$name" --table "0 65536 linear $a 4096" ||
    ! dmsetup resume "$name"; then
 	ktap_exit_fail_msg "cannot reload"
 fi
-check "dm-linear, reloaded table"
+dmp_check_bio_cache "dm-linear, reloaded table" "$dev"
 ktap_finished

@@ -508,6 +508,45 @@ dmp_check_eopnotsupp()
 	fi
 }
 
+# dmp_require_slub_stats: the bio slabs' allocation counters, or skip.
+dmp_require_slub_stats()
+{
+	ls /sys/kernel/slab/bio-*/alloc_fastpath >/dev/null 2>&1 ||
+		dmp_skip_all "needs CONFIG_SLUB_STATS (/sys/kernel/slab/bio-*/alloc_fastpath)"
+}
+
+# dmp_bio_slab_allocs: allocations from every bio slab so far.
+dmp_bio_slab_allocs()
+{
+	cat /sys/kernel/slab/bio-*/alloc_fastpath /sys/kernel/slab/bio-*/alloc_slowpath |
+		awk '{ sum += $1 } END { print sum + 0 }'
+}
+
+# dmp_check_bio_cache DESC DEV [VERIFY-ARGS...]: polled 4 KiB I/Os on DEV
+# (a write and a read of 8 MiB, or what VERIFY-ARGS say) cost fewer than
+# one bio slab allocation per 8: the bios come from the per-cpu bio cache.
+# One KTAP result.
+dmp_check_bio_cache()
+{
+	local desc=$1 dev=$2 before allocs out ios
+	shift 2
+
+	before=$(dmp_bio_slab_allocs)
+	if ! out=$("$DMP_VERIFY" -s 8M -b 4k -q 8 -S 131 "$@" "$dev"); then
+		echo "$out"
+		ktap_test_fail "$desc: polled I/O failed"
+		return
+	fi
+	allocs=$(($(dmp_bio_slab_allocs) - before))
+	ios=$(sed -n 's/.*: writes \([0-9]*\) reads \([0-9]*\) .*/\1 + \2/p' <<<"$out")
+	ios=$((ios))
+	if [ "$allocs" -lt $((ios / 8)) ]; then
+		ktap_test_pass "$desc: $allocs bio slab allocations for $ios polled I/Os"
+	else
+		ktap_test_fail "$desc: $allocs bio slab allocations for $ios I/Os: no bio cache"
+	fi
+}
+
 # dmp_check_io_poll DESC DEV EXPECTED
 dmp_check_io_poll()
 {
