@@ -63,6 +63,7 @@ static void bio_poll_list_push(struct bio *bio, struct bio_poll_link *first,
 	last->next = head;
 	first->saved_private = saved_private;
 	bio->bi_private = first;
+	/* Unlock: pairs with the acquire of whoever takes the list next */
 	smp_store_release(&bio->bi_cookie, BIO_POLL_LIST);
 }
 
@@ -79,6 +80,7 @@ static struct bio_poll_link *bio_poll_list_take(struct bio *bio)
 		return NULL;
 	list = bio->bi_private;
 	bio->bi_private = list->saved_private;
+	/* Unlock: pairs with the acquire in bio_poll_list_lock() */
 	smp_store_release(&bio->bi_cookie, BLK_QC_T_NONE);
 	return list;
 }

@@ -12,7 +12,7 @@ static void md_poll_lower_endio(struct bio *lower)
 {
 	struct md_poll_node *node = lower->bi_private;
 
-	/* Pairs with the acquire in md_poll_one(): the status is set. */
+	/* Pairs with the acquires in md_poll_one(): the status is set */
 	smp_store_release(&node->done, true);
 }
 
@@ -107,8 +107,10 @@ static bool md_poll_one(struct bio_poll_link *link,
 						 link);
 	struct bio *lower = node->bio;
 
+	/* Pairs with the release in md_poll_lower_endio(): status is set */
 	if (!smp_load_acquire(&node->done)) {
 		bio_poll(lower, iob, flags);
+		/* As above, for a completion that bio_poll() found */
 		if (!smp_load_acquire(&node->done))
 			return false;
 	}

@@ -453,10 +453,11 @@ dmp_rings_under_load()
 		rm -f "$tmp.$r"
 	done
 	rm -f "$tmp.stop"
+	desc="$desc under polled load ($rings rings, $cycles times)"
 	if [ "$rc" = 0 ]; then
-		ktap_test_pass "$desc under polled load ($rings rings, $cycles times): all I/O done and verified"
+		ktap_test_pass "$desc: all I/O done and verified"
 	else
-		ktap_test_fail "$desc under polled load ($rings rings, $cycles times)"
+		ktap_test_fail "$desc"
 	fi
 }
 

@@ -26,12 +26,14 @@ dmp_check_polled "dm-linear over md raid0 over dm-linear: 512B-1M" "$DMP_NODE" \
 	-s 16M -b 512-1M -q 4 -S 82
 dmp_cleanup
 
-dmp_md_create 1 --assume-clean --size=65536 -- "$a" "$b" || ktap_exit_fail_msg "cannot create md raid1"
+dmp_md_create 1 --assume-clean --size=65536 -- "$a" "$b" ||
+	ktap_exit_fail_msg "cannot create md raid1"
 md=$DMP_NODE
 dmp_dm_create striped-md "0 131072 striped 2 8 $md 0 $md 65536" ||
 	ktap_exit_fail_msg "cannot create dm-striped over md raid1"
 dev=$DMP_NODE
-dmp_check_polled_by_irq "dm-striped over md raid1: writes" "$dev" -m write -s 16M -b 4k-256k -q 4 -S 83
+dmp_check_polled_by_irq "dm-striped over md raid1: writes" "$dev" \
+	-m write -s 16M -b 4k-256k -q 4 -S 83
 dmp_check_polled "dm-striped over md raid1: reads" "$dev" -m read -s 16M -b 4k-256k -q 4 -S 83
 dmp_check_polled "dm-striped over md raid1: 4k reads qd16" "$dev" -m read -s 16M -b 4k -q 16 -S 83
 ktap_finished

@@ -35,6 +35,7 @@ dmp_md_create 10 --assume-clean --layout=f2 --chunk=16 --size=65536 -- "${member
 	ktap_exit_fail_msg "cannot create md raid10 far2"
 dev=$DMP_NODE
 dmp_check_io_poll "md raid10 far2 over dm-linear" "$dev" 1
-dmp_check_polled_by_irq "md raid10 far2 writes 512B-256k" "$dev" -m write -s 16M -b 512-256k -q 4 -S 63
+dmp_check_polled_by_irq "md raid10 far2 writes 512B-256k" "$dev" \
+	-m write -s 16M -b 512-256k -q 4 -S 63
 dmp_check_polled "md raid10 far2 reads 512B-256k" "$dev" -m read -s 16M -b 512-256k -q 4 -S 63
 ktap_finished
