@@ -4,52 +4,42 @@
  */
 #include <linux/bio.h>
 #include <linux/blk-stack-poll.h>
-#include <linux/blkdev.h>
+#include <linux/workqueue.h>
 
 #include "md.h"
+
+/* Send a lower bio that failed with BLK_STS_AGAIN again; here it may wait. */
+static void md_poll_retry_work(struct work_struct *work)
+{
+	struct md_poll_node *node = container_of(work, struct md_poll_node,
+						 retry_work);
+	struct bio *lower = node->bio;
+
+	lower->bi_status = BLK_STS_OK;
+	lower->bi_opf &= ~(REQ_NOWAIT | REQ_POLLED);
+	submit_bio_noacct(lower);
+}
 
 static void md_poll_lower_endio(struct bio *lower)
 {
 	struct md_poll_node *node = lower->bi_private;
 
+	/*
+	 * A REQ_NOWAIT lower bio the device below had no room for.  Its
+	 * BLK_STS_AGAIN would reach the submitter only when polled, after
+	 * submit_bio() returned, too late to retry, and the submitter must
+	 * not wait for room either: it is the task that polls the bios that
+	 * hold it.  Send it again from a worker, by interrupt; the link
+	 * stays until it is done.
+	 */
+	if (lower->bi_status == BLK_STS_AGAIN &&
+	    (lower->bi_opf & REQ_NOWAIT)) {
+		INIT_WORK(&node->retry_work, md_poll_retry_work);
+		queue_work(system_unbound_wq, &node->retry_work);
+		return;
+	}
 	/* Pairs with the acquires in md_poll_one(): the status is set */
 	smp_store_release(&node->done, true);
-}
-
-/**
- * md_split_polled - cut a polled bio to what the array takes at once
- * @bio: a polled bio md received
- *
- * bio_split_to_limits() fails a REQ_NOWAIT bio that needs splitting with
- * BLK_STS_AGAIN, and clears REQ_POLLED on a bio it splits: io_uring then
- * retries it by interrupt.  Cut a polled bio to the array's max_sectors
- * instead, send the rest back and go on with the front; both stay polled
- * and link to @bio, which is what the submitter polls.  Neither may fail
- * with BLK_STS_AGAIN once the other is on its way, so both lose
- * REQ_NOWAIT.  Segment limits are left to the members.
- *
- * Return: the bio to go on with, or NULL if @bio was ended.
- */
-struct bio *md_split_polled(struct bio *bio)
-{
-	unsigned int max_sectors = queue_max_sectors(bdev_get_queue(bio->bi_bdev));
-	struct bio *split;
-
-	if (bio_sectors(bio) <= max_sectors)
-		return bio;
-
-	bio->bi_opf &= ~REQ_NOWAIT;
-	split = bio_split(bio, max_sectors, GFP_NOIO,
-			  &bio->bi_bdev->bd_disk->bio_split);
-	if (IS_ERR(split)) {
-		bio->bi_status = errno_to_blk_status(PTR_ERR(split));
-		bio_endio(bio);
-		return NULL;
-	}
-	bio_chain(split, bio);
-	trace_block_split(split, bio->bi_iter.bi_sector);
-	md_submit_rest(bio);
-	return split;
 }
 
 /**
@@ -66,11 +56,6 @@ void md_submit_lower(struct md_poll_node *node, struct bio *bio,
 		     struct bio *lower)
 {
 	if (lower->bi_opf & REQ_POLLED) {
-		/*
-		 * It completes in the poller, after submit_bio() returned:
-		 * too late for the submitter to retry a BLK_STS_AGAIN.
-		 */
-		lower->bi_opf &= ~REQ_NOWAIT;
 		node->bio = lower;
 		node->end_io = lower->bi_end_io;
 		node->private = lower->bi_private;

@@ -15,6 +15,11 @@
  * object that owns the lower bio and embeds the node (struct md_io_clone,
  * struct r1bio, struct r10bio) lives until the poller is done with it.
  *
+ * A linked lower bio that the device below fails with BLK_STS_AGAIN (no
+ * tag for a REQ_NOWAIT bio) is sent again from a worker, by interrupt: the
+ * poller would see the error too late to retry, and must not wait for a
+ * tag its own polled bios may hold.
+ *
  * Lower bios md sends later, from its thread or from a plug callback, must
  * not be polled: they are sent with REQ_POLLED cleared and complete by
  * interrupt; so are all writes to raid1 and raid10.
@@ -23,6 +28,7 @@
 #define _MD_POLL_H
 
 #include <linux/blk-stack-poll.h>
+#include <linux/workqueue.h>
 
 struct bio;
 struct io_comp_batch;
@@ -34,6 +40,7 @@ struct io_comp_batch;
  * @end_io: @bio's own ->bi_end_io, run by the poller
  * @private: @bio's own ->bi_private
  * @done: @bio has completed; written once, by its ->bi_end_io
+ * @retry_work: sends @bio again after a BLK_STS_AGAIN
  */
 struct md_poll_node {
 	struct bio_poll_link	link;
@@ -41,9 +48,9 @@ struct md_poll_node {
 	bio_end_io_t		*end_io;
 	void			*private;
 	bool			done;
+	struct work_struct	retry_work;
 };
 
-struct bio *md_split_polled(struct bio *bio);
 void md_submit_lower(struct md_poll_node *node, struct bio *bio,
 		     struct bio *lower);
 void md_submit_clone(struct bio *clone);

@@ -264,14 +264,19 @@ dmp_thin_pool_create()
 	dmp_dm_create pool "0 131072 thin-pool $DMP_NODE $3 128 0 1 skip_block_zeroing"
 }
 
-# dmp_require_nullb: null_blk configured through configfs, or skip.
-dmp_require_nullb()
+# dmp_have_nullb: null_blk can be configured through configfs.
+dmp_have_nullb()
 {
 	[ -d /sys/kernel/config/nullb ] ||
 		modprobe null_blk nr_devices=0 poll_queues=2 >/dev/null 2>&1 ||
 		true
-	[ -d /sys/kernel/config/nullb ] ||
-		dmp_skip_all "null_blk with configfs not available"
+	[ -d /sys/kernel/config/nullb ]
+}
+
+# dmp_require_nullb: null_blk configured through configfs, or skip.
+dmp_require_nullb()
+{
+	dmp_have_nullb || dmp_skip_all "null_blk with configfs not available"
 }
 
 # dmp_irqs REGEX: total interrupts, all CPUs, of /proc/interrupts lines

@@ -18,7 +18,7 @@ dmp_md_create 1 --assume-clean --size=65536 -- "$a" "$b" ||
 dev=$DMP_NODE
 dmp_check_io_poll "md raid1" "$dev" 1
 dmp_check_polled_by_irq "md raid1 writes 512B-1M" "$dev" -m write -s 16M -b 512-1M -q 4 -S 51
-dmp_check_polled "md raid1 reads 512B-1M" "$dev" -m read -s 16M -b 512-1M -q 4 -S 51
+dmp_check_polled "md raid1 reads 512B-512k" "$dev" -m read -s 16M -b 512-512k -q 4 -S 51
 dmp_check_polled "md raid1 reads 4k qd16" "$dev" -m read -s 16M -b 4k -q 16 -S 51
 dmp_check_irq "md raid1 4k qd8" "$dev" -s 16M -b 4k -q 8 -S 52
 dmp_cleanup
