@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # "make bench": fio 4k random reads QD16 on null_blk poll queues, raw,
-# dm-linear and dm-striped, polled and interrupt driven, on the base and
+# dm-linear, dm-striped and md linear, raid0, raid1 and raid10, polled and
+# interrupt driven (the base cannot poll md: EOPNOTSUPP), on the base and
 # the patched kernel in the same session, with QEMU's -icount shift=0,
 # sleep=off: a guest second is 1e9 guest instructions, so IOPS are a
 # repeatable measure of CPU cost per I/O, whatever the host's speed.
