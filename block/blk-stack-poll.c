@@ -7,6 +7,7 @@
 #include <linux/bio.h>
 #include <linux/blk-stack-poll.h>
 #include <linux/export.h>
+#include <linux/preempt.h>
 #include <linux/processor.h>
 
 #include "blk.h"
@@ -22,17 +23,28 @@
  *                        nobody else reads or writes either
  *
  * A task moves the cookie to BIO_POLL_LIST_BUSY with a cmpxchg (acquire)
- * and out of it with a store (release).  It stays busy for a few stores
- * only, never across a poll, so that waiting for it can spin.
+ * and out of it with a store (release), with preemption off in between:
+ * it stays busy for a few stores only, never across a poll, so that
+ * waiting for it can spin.
+ *
+ * BIO_POLL_LIST is 0, the hardware queue every blk-mq device has: a task
+ * polling a bio through a stale pointer (see iocb_bio_iopoll()) may read
+ * the cookie of its life on this device and ->bi_bdev of its next life on
+ * a blk-mq device.  Neither value is a segment count that zone write
+ * plugging may leave in the same field (->__bi_nr_segments).
  */
-#define BIO_POLL_LIST		(BLK_QC_T_NONE - 1)
-#define BIO_POLL_LIST_BUSY	(BLK_QC_T_NONE - 2)
+#define BIO_POLL_LIST		0U
+#define BIO_POLL_LIST_BUSY	(BLK_QC_T_NONE - 1)
 
-/* Make @bio's list busy; return whether ->bi_private heads a list. */
+/*
+ * Make @bio's list busy, with preemption off until the unlock; return
+ * whether ->bi_private heads a list.
+ */
 static bool bio_poll_list_lock(struct bio *bio)
 {
 	blk_qc_t old;
 
+	preempt_disable();
 	for (;;) {
 		old = READ_ONCE(bio->bi_cookie);
 		if (old != BIO_POLL_LIST_BUSY &&
@@ -65,6 +77,7 @@ static void bio_poll_list_push(struct bio *bio, struct bio_poll_link *first,
 	bio->bi_private = first;
 	/* Unlock: pairs with the acquire of whoever takes the list next */
 	smp_store_release(&bio->bi_cookie, BIO_POLL_LIST);
+	preempt_enable();
 }
 
 /*
@@ -76,12 +89,16 @@ static struct bio_poll_link *bio_poll_list_take(struct bio *bio)
 	blk_qc_t old = BIO_POLL_LIST;
 	struct bio_poll_link *list;
 
-	if (!try_cmpxchg_acquire(&bio->bi_cookie, &old, BIO_POLL_LIST_BUSY))
+	preempt_disable();
+	if (!try_cmpxchg_acquire(&bio->bi_cookie, &old, BIO_POLL_LIST_BUSY)) {
+		preempt_enable();
 		return NULL;
+	}
 	list = bio->bi_private;
 	bio->bi_private = list->saved_private;
 	/* Unlock: pairs with the acquire in bio_poll_list_lock() */
 	smp_store_release(&bio->bi_cookie, BLK_QC_T_NONE);
+	preempt_enable();
 	return list;
 }
 

@@ -17,6 +17,8 @@ static void md_poll_retry_work(struct work_struct *work)
 
 	lower->bi_status = BLK_STS_OK;
 	lower->bi_opf &= ~(REQ_NOWAIT | REQ_POLLED);
+	/* bio_endio() dropped the cgroup association; this task's will do */
+	bio_associate_blkg(lower);
 	submit_bio_noacct(lower);
 }
 
@@ -35,7 +37,7 @@ static void md_poll_lower_endio(struct bio *lower)
 	if (lower->bi_status == BLK_STS_AGAIN &&
 	    (lower->bi_opf & REQ_NOWAIT)) {
 		INIT_WORK(&node->retry_work, md_poll_retry_work);
-		queue_work(system_unbound_wq, &node->retry_work);
+		queue_work(md_wq, &node->retry_work);
 		return;
 	}
 	/* Pairs with the acquires in md_poll_one(): the status is set */
@@ -62,7 +64,10 @@ void md_submit_lower(struct md_poll_node *node, struct bio *bio,
 		node->done = false;
 		lower->bi_end_io = md_poll_lower_endio;
 		lower->bi_private = node;
-		/* Still queued on current->bio_list: it cannot complete yet. */
+		/*
+		 * Linking before the submit is safe: nothing polls the node
+		 * before it is linked, and its ->bi_end_io only marks it.
+		 */
 		bio_poll_link_add(bio_poll_upper(bio), &node->link);
 	}
 	submit_bio_noacct(lower);

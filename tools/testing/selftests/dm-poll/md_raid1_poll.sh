@@ -12,7 +12,7 @@ dmp_get_nvme_devs 2
 a=${DMP_NVME[0]} b=${DMP_NVME[1]}
 
 ktap_print_header
-ktap_set_plan 8
+ktap_set_plan 9
 dmp_md_create 1 --assume-clean --size=65536 -- "$a" "$b" ||
 	ktap_exit_fail_msg "cannot create md raid1"
 dev=$DMP_NODE
@@ -34,4 +34,22 @@ dmp_check_polled "md raid1, bitmap and write-behind: reads" "$dev" \
 	-m read -s 16M -b 4k-256k -q 8 -S 53
 dmp_check_polled_by_irq "md raid1, bitmap and write-behind: writes and reads" "$dev" \
 	-s 16M -b 512-64k -q 8 -S 54
+dmp_cleanup
+
+# One tag per queue: polled reads that find no tag fail with
+# BLK_STS_AGAIN, which md must send again itself; the submitter must not
+# wait for a tag its own polled reads hold.
+if ! dmp_have_nullb; then
+	ktap_test_skip "md raid1 over null_blk with one tag: no null_blk"
+elif dmp_nullb_create t0 size=96 memory_backed=1 queue_mode=2 poll_queues=1 \
+	submit_queues=1 hw_queue_depth=1 && t0=$DMP_NODE &&
+	dmp_nullb_create t1 size=96 memory_backed=1 queue_mode=2 poll_queues=1 \
+	submit_queues=1 hw_queue_depth=1 &&
+	dmp_md_create 1 --assume-clean --size=65536 -- "$t0" "$DMP_NODE" &&
+	"$DMP_VERIFY" -m write -s 8M -b 4k-64k -q 8 -S 55 "$DMP_NODE" >/dev/null; then
+	dmp_check_verified "md raid1 over null_blk with one tag: reads qd8" \
+		"$DMP_NODE" -m read -s 8M -b 512-64k -q 8 -S 55
+else
+	ktap_test_fail "md raid1 over null_blk with one tag: cannot create or write"
+fi
 ktap_finished
