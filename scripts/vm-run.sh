@@ -16,6 +16,9 @@
 # reporting, or the kernel log shows an oops, WARN, hung task, soft lockup
 # or NVMe timeout (scripts/guest/kernel-log-errors); those are also
 # written to build/logs/NAME.trouble.
+#
+# SP_VM_SLOT=S in the environment gives the run disk images of its own
+# (build/vm/S/), so that runs in different slots may overlap.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -39,11 +42,11 @@ initrd=$SP_BUILD/initramfs/initramfs.cpio
 [ -f "$initrd" ] || die "no initramfs at $initrd (run scripts/initramfs.sh)"
 need_cmds qemu-system-x86_64 timeout
 
-vm=$SP_BUILD/vm
+vm=$SP_BUILD/vm${SP_VM_SLOT:+/$SP_VM_SLOT}
 mkdir -p "$vm"
-# One VM at a time: the disk images are shared.
+# One VM at a time per slot: the slot's disk images are shared.
 exec 9>"$vm/lock"
-flock -n 9 || die "another test VM is running (lock $vm/lock)"
+flock -n 9 || die "another test VM is running in this slot (lock $vm/lock; see SP_VM_SLOT)"
 
 # Fresh sparse disks every run, so no run sees another's data.
 for img in nvme0 nvme1 virtio0; do
