@@ -13,6 +13,7 @@ packages=(
 	busybox-static bash coreutils util-linux fio mdadm dmsetup	# guest userspace
 	liburing-dev rsync		# iopoll_verify; kselftest install
 	shellcheck
+	gnuplot-nox			# make bench: the plot
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,88 +1,254 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Guest job "bench": fio io_uring 4k random reads, QD16, polled
-# (--hipri=1) and interrupt driven, on null_blk with poll queues, raw and
-# under dm-linear, dm-striped and md linear, raid0, raid1 and raid10.  Under QEMU's -icount a guest second is
-# a fixed number of guest instructions, so IOPS measure CPU cost per I/O.
-# Prints "ROW|stack|hipri|IOPS|usr%|sys%" lines.
-# Argument: fio runtime in guest seconds (default 2).
+# Guest job "bench": the benchmark matrix on null_blk poll queues, meant to
+# run under QEMU's -icount, where a guest second is 1e9 guest instructions
+# and IOPS therefore measure instructions per I/O.
+#
+# Stacks: raw null_blk, dm-linear, dm-striped, dm-linear over dm-striped,
+# md linear, raid0, raid1 and raid10 (reads), each polled (fio --hipri=1)
+# and interrupt driven; workloads: io_uring 4k random reads at QD 1, 16
+# and 128, 64k random reads, 4k random writes, and two jobs; dm-striped
+# and md raid0 also over 4 and 8 devices (4k random reads, QD16).
+#
+# Arguments: [matrix|smoke] [RUNTIME] [REPS]
+#   matrix   everything above (default); smoke: one point, once
+#   RUNTIME  fio seconds of guest time per point (default 1)
+#   REPS     runs of each point (default 2)
+#
+# Output, one line each:
+#   POINT|stack|workload|hipri|rep|IOPS|I/Os|usr%|sys%   (or a word for
+#        IOPS: EOPNOTSUPP, or "failed: why")
+#   ALLOC|stack|hipri|I/Os|bio slab allocations          (per-cpu bio cache)
+#   CACHE|stack|bio objects|bytes   held by the stack's bio caches after
+#        polled I/O, with the stack still up
+#   SLAB|when|Slab kB|bio objects   guest-wide, before the matrix and after
+#        the last stacked device is gone
 set -u
 # shellcheck source=/dev/null
 . /kselftest/dm-poll/lib.sh
 
-runtime=${1:-2}
+mode=${1:-matrix}
+runtime=${2:-1}
+reps=${3:-2}
+ndev=8
+[ "$mode" = smoke ] && { reps=1; ndev=2; }
 
-row()
+# fio_point STACK DEV WORKLOAD HIPRI REP: one POINT line.
+fio_point()
 {
-	local label=$1 dev=$2 hipri=$3 terse
+	local stack=$1 dev=$2 workload=$3 hipri=$4 rep=$5 args terse iops kb bs
 
+	args=(--rw=randread --bs=4k --iodepth=16 --numjobs=1)
+	case $workload in
+	4k-randread-qd1) args=(--rw=randread --bs=4k --iodepth=1) ;;
+	4k-randread-qd16) ;;
+	4k-randread-qd128) args=(--rw=randread --bs=4k --iodepth=128) ;;
+	64k-randread-qd16) args=(--rw=randread --bs=64k --iodepth=16) ;;
+	4k-randwrite-qd16) args=(--rw=randwrite --bs=4k --iodepth=16) ;;
+	4k-randread-qd16-2jobs) args+=(--numjobs=2) ;;
+	*) echo "# bench: unknown workload $workload"; return 1 ;;
+	esac
 	fio --name=bench --filename="$dev" --ioengine=io_uring --direct=1 \
-		--hipri="$hipri" --rw=randread --bs=4k --iodepth=16 \
-		--size=512M --time_based --runtime="$runtime" --ramp_time=0.2 \
+		--hipri="$hipri" "${args[@]}" --group_reporting \
+		--time_based --runtime="$runtime" --ramp_time=0.2 \
 		--norandommap --randrepeat=1 --output-format=terse \
 		--terse-version=3 >/tmp/fio.terse 2>/tmp/fio.err
 	terse=$(grep -m1 '^3;' /tmp/fio.terse)
 	if grep -q 'err=95' /tmp/fio.terse /tmp/fio.err; then
-		echo "ROW|$label|$hipri|EOPNOTSUPP"
+		echo "POINT|$stack|$workload|$hipri|$rep|EOPNOTSUPP"
 		return
 	fi
-	if [ -z "$terse" ] || [ "$(echo "$terse" | cut -d';' -f5)" != 0 ]; then
-		echo "ROW|$label|$hipri|failed: $(head -c 200 /tmp/fio.err)"
+	if [ -z "$terse" ] || [ "$(cut -d';' -f5 <<<"$terse")" != 0 ]; then
+		echo "POINT|$stack|$workload|$hipri|$rep|failed: $(head -c 200 /tmp/fio.err | tr '\n|' '  ')"
 		return
 	fi
-	# terse v3: field 8 read IOPS, 88/89 usr/sys CPU
-	echo "ROW|$label|$hipri|$(echo "$terse" | cut -d';' -f8)|$(echo "$terse" | cut -d';' -f88)|$(echo "$terse" | cut -d';' -f89)"
+	# terse v3: read kB 6, read IOPS 8; write kB 47, write IOPS 49;
+	# CPU usr 88, sys 89
+	if [ "${args[0]}" = --rw=randwrite ]; then
+		kb=$(cut -d';' -f47 <<<"$terse") iops=$(cut -d';' -f49 <<<"$terse")
+	else
+		kb=$(cut -d';' -f6 <<<"$terse") iops=$(cut -d';' -f8 <<<"$terse")
+	fi
+	bs=${args[1]#--bs=}
+	bs=${bs%k}
+	echo "POINT|$stack|$workload|$hipri|$rep|$iops|$((kb / bs))|$(cut -d';' -f88 <<<"$terse")|$(cut -d';' -f89 <<<"$terse")"
 }
 
-null_args=(size=1024 queue_mode=2 poll_queues=1 submit_queues=1 irqmode=0
-	memory_backed=0 blocksize=512)
-dmp_nullb_create b0 "${null_args[@]}" || exit 1
-n0=$DMP_NODE
-dmp_nullb_create b1 "${null_args[@]}" || exit 1
-n1=$DMP_NODE
-dmp_dm_create blinear "0 2097152 linear $n0 0" || exit 1
-linear=$DMP_NODE
-dmp_dm_create blinear2 "0 2097152 linear $n0 0
-2097152 2097152 linear $n1 0" || exit 1
-linear2=$DMP_NODE
-dmp_dm_create bstriped "0 2097152 striped 2 128 $n0 0 $n1 0" || exit 1
-striped=$DMP_NODE
+# bio_net: bio objects allocated and not yet freed, over every bio slab,
+# and their bytes (CONFIG_SLUB_STATS counters, exact where the slabs'
+# "objects" counts are not).
+bio_net()
+{
+	local s alloc free size objs=0 bytes=0
 
-# md arrays without superblocks (null_blk keeps no data), one at a time.
-# md_build LEVEL MDADM-OPTION...: set DMP_NODE.
+	for s in /sys/kernel/slab/bio-*; do
+		alloc=$(($(cut -d' ' -f1 "$s/alloc_fastpath") + $(cut -d' ' -f1 "$s/alloc_slowpath")))
+		free=$(($(cut -d' ' -f1 "$s/free_fastpath") + $(cut -d' ' -f1 "$s/free_slowpath")))
+		size=$(cat "$s/slab_size")
+		objs=$((objs + alloc - free))
+		bytes=$((bytes + (alloc - free) * size))
+	done
+	echo "$objs $bytes"
+}
+
+# slab_line WHEN: guest-wide slab usage and live bio objects.
+slab_line()
+{
+	local net
+
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	net=$(bio_net)
+	echo "SLAB|$1|$(awk '$1 == "Slab:" { print $2 }' /proc/meminfo)|${net%% *}"
+}
+
+# alloc_cache STACK DEV: bio slab allocations for 4096 4k reads, polled
+# and interrupt driven, and what the bio caches hold afterwards.
+alloc_cache()
+{
+	local stack=$1 dev=$2 hipri before net0 net1
+
+	net0=$(bio_net)
+	for hipri in 1 0; do
+		before=$(dmp_bio_slab_allocs)
+		fio --name=alloc --filename="$dev" --ioengine=io_uring --direct=1 \
+			--hipri="$hipri" --rw=randread --bs=4k --iodepth=16 \
+			--number_ios=4096 --norandommap --randrepeat=1 \
+			--output-format=terse --terse-version=3 >/tmp/fio.terse 2>/tmp/fio.err
+		if grep -q 'err=95' /tmp/fio.terse /tmp/fio.err; then
+			echo "ALLOC|$stack|$hipri|EOPNOTSUPP"
+		else
+			echo "ALLOC|$stack|$hipri|4096|$(($(dmp_bio_slab_allocs) - before))"
+		fi
+		if [ "$hipri" = 1 ]; then
+			net1=$(bio_net)
+			echo "CACHE|$stack|$((${net1%% *} - ${net0%% *}))|$((${net1##* } - ${net0##* }))"
+		fi
+	done
+}
+
+# run_stack STACK DEV WORKLOAD...: every workload, polled and not, REPS
+# times, then the allocation and cache counts.
+run_stack()
+{
+	local stack=$1 dev=$2 workload hipri rep
+
+	shift 2
+	echo "# bench: $stack ($dev)" >&2
+	for workload in "$@"; do
+		for hipri in 1 0; do
+			for ((rep = 1; rep <= reps; rep++)); do
+				fio_point "$stack" "$dev" "$workload" "$hipri" "$rep"
+			done
+		done
+	done
+	[ "$mode" = smoke ] || alloc_cache "$stack" "$dev"
+}
+
+# md_build NAME LEVEL WIDTH MDADM-OPTION...: an md array without a
+# superblock (null_blk keeps no data) over the first WIDTH devices; set
+# DMP_NODE.  stack_down takes it down again.
 md_build()
 {
-	local level=$1 node=/dev/md$((90 + DMP_NMD++))
-	shift
+	local node=/dev/md$((90 + DMP_NMD++)) level=$2 width=$3
+	shift 3
 
-	mdadm --build "$node" --level="$level" --raid-devices=2 "$@" "$n0" "$n1" \
-		>/tmp/mdadm.log 2>&1 || { echo "# mdadm --build $level: $(cat /tmp/mdadm.log)"; return 1; }
+	mdadm --build "$node" --level="$level" --raid-devices="$width" "$@" \
+		"${nulls[@]:0:$width}" >/tmp/mdadm.log 2>&1 ||
+		{ echo "# mdadm --build $level: $(cat /tmp/mdadm.log)"; return 1; }
 	DMP_TEARDOWN+=("md $node")
 	DMP_NODE=$node
 }
 
-for hipri in 1 0; do
-	row "null_blk" "$n0" "$hipri"
-	row "dm-linear on null_blk" "$linear" "$hipri"
-	row "dm-linear on 2 null_blk" "$linear2" "$hipri"
-	row "dm-striped on 2 null_blk (64k chunks)" "$striped" "$hipri"
-done
-dmp_cleanup
+# stack_down: take down the last device set up (dm or md).
+stack_down()
+{
+	local last=$((${#DMP_TEARDOWN[@]} - 1))
 
-# md on the same two devices: the base kernel fails polled I/O with
-# EOPNOTSUPP, which the row reports.
-dmp_nullb_create b0 "${null_args[@]}" || exit 1
-n0=$DMP_NODE
-dmp_nullb_create b1 "${null_args[@]}" || exit 1
-n1=$DMP_NODE
-for array in "md-linear on 2 null_blk|linear" "md-raid0 on 2 null_blk (64k chunks)|0 --chunk=64" \
-	"md-raid1 on 2 null_blk, reads|1 --assume-clean" \
-	"md-raid10 on 2 null_blk (near2), reads|10 --assume-clean --chunk=64"; do
-	# shellcheck disable=SC2086 # level and options
-	md_build ${array#*|} || continue
-	for hipri in 1 0; do
-		row "${array%%|*}" "$DMP_NODE" "$hipri"
+	# shellcheck disable=SC2086 # a word list
+	dmp_teardown_one ${DMP_TEARDOWN[$last]}
+	unset 'DMP_TEARDOWN[$last]'
+}
+
+# striped_table WIDTH: a dm-striped table over the first WIDTH devices.
+striped_table()
+{
+	local width=$1 i table
+
+	table="0 $((width * 2097152)) striped $width 128"
+	for ((i = 0; i < width; i++)); do
+		table="$table ${nulls[$i]} 0"
 	done
-	mdadm --stop "$DMP_NODE" >/dev/null 2>&1
-	unset 'DMP_TEARDOWN[${#DMP_TEARDOWN[@]}-1]'
+	echo "$table"
+}
+
+dmp_require_slub_stats
+nulls=()
+for ((i = 0; i < ndev; i++)); do
+	dmp_nullb_create "b$i" size=1024 queue_mode=2 poll_queues=1 submit_queues=1 \
+		irqmode=0 memory_backed=0 blocksize=512 hw_queue_depth=256 ||
+		{ echo "# bench: cannot create null_blk b$i"; exit 1; }
+	nulls+=("$DMP_NODE")
 done
+
+if [ "$mode" = smoke ]; then
+	dmp_dm_create striped "$(striped_table 2)" || exit 1
+	run_stack dm-striped-2 "$DMP_NODE" 4k-randread-qd16
+	dmp_cleanup
+	exit 0
+fi
+
+all=(4k-randread-qd1 4k-randread-qd16 4k-randread-qd128 64k-randread-qd16
+	4k-randwrite-qd16 4k-randread-qd16-2jobs)
+reads=(4k-randread-qd1 4k-randread-qd16 4k-randread-qd128 64k-randread-qd16
+	4k-randread-qd16-2jobs)
+
+# Warm the raw device's direct I/O bio cache, which outlives every stack,
+# before the starting point of the slab accounting.
+fio_point warmup "${nulls[0]}" 4k-randread-qd16 1 0 >/dev/null
+slab_line start
+
+run_stack null_blk "${nulls[0]}" "${all[@]}"
+
+dmp_dm_create linear "0 2097152 linear ${nulls[0]} 0" || exit 1
+run_stack dm-linear "$DMP_NODE" "${all[@]}"
+stack_down
+
+for width in 2 4 8; do
+	dmp_dm_create "striped$width" "$(striped_table "$width")" || exit 1
+	if [ "$width" = 2 ]; then
+		run_stack dm-striped-2 "$DMP_NODE" "${all[@]}"
+		dmp_dm_create linear-striped "0 4194304 linear $DMP_NODE 0" || exit 1
+		run_stack dm-linear/dm-striped-2 "$DMP_NODE" "${all[@]}"
+		stack_down
+	else
+		run_stack "dm-striped-$width" "$DMP_NODE" 4k-randread-qd16
+	fi
+	stack_down
+done
+
+# The base kernel fails polled I/O on md with EOPNOTSUPP, which the
+# points report.
+md_build md-linear linear 2 || exit 1
+run_stack md-linear-2 "$DMP_NODE" "${all[@]}"
+stack_down
+for width in 2 4 8; do
+	md_build md-raid0 0 "$width" --chunk=64 || exit 1
+	if [ "$width" = 2 ]; then
+		run_stack md-raid0-2 "$DMP_NODE" "${all[@]}"
+	else
+		run_stack "md-raid0-$width" "$DMP_NODE" 4k-randread-qd16
+	fi
+	stack_down
+done
+# raid1 and raid10 poll reads only: writes go to every mirror by
+# interrupt, by design, so they are not in the matrix.
+md_build md-raid1 1 2 --assume-clean || exit 1
+run_stack md-raid1-2 "$DMP_NODE" "${reads[@]}"
+stack_down
+md_build md-raid10 10 2 --assume-clean --chunk=64 || exit 1
+run_stack md-raid10-2 "$DMP_NODE" "${reads[@]}"
+stack_down
+
+slab_line end
+dmp_cleanup
