@@ -1,0 +1,597 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dmp_fault - a fault-injecting bio-based block device for testing polled
+ * I/O through stacked devices.
+ *
+ * The module creates one disk, /dev/dmpfault0, on the block device that
+ * its "lower" parameter names, which it opens exclusively.  Every bio the
+ * disk receives, the upper bio, is cut into clones by sector ranges; each
+ * clone is sent to the lower device.  It is a well-behaved stacking driver
+ * that follows the rules of <linux/blk-stack-poll.h>, with knobs that make
+ * it take every awkward path such a driver may take:
+ *
+ *   clones=N        cut every bio into N clones (1..16), or into as many
+ *                   logical blocks as it has if that is fewer
+ *   wq_every=K      send every K-th clone from a workqueue: sent later from
+ *                   another context, it may not be linked for polling and
+ *                   completes by interrupt
+ *   nopoll_every=K  send every K-th clone without REQ_POLLED, by interrupt
+ *   fail_every=K    fail every K-th clone with fail_status instead of
+ *   fail_status=S   sending it: "eio" must reach the submitter as -EIO;
+ *                   "again" is handled like a BLK_STS_AGAIN from the lower
+ *                   device, by sending the clone again from a worker, so
+ *                   the submitter sees success and the data lands
+ *   delay_us=N      complete each clone N microseconds after the lower
+ *                   device did: a polled clone is not reported done before
+ *                   that, a clone completed by interrupt completes from
+ *                   delayed work
+ *
+ * A clone that more than one knob picks is failed if fail_every picks it,
+ * else sent from the workqueue if wq_every picks it.  All knobs can be
+ * changed at any time through /sys/module/dmp_fault/parameters/; bad
+ * values are refused with -EINVAL.  The stat_* parameters, read only,
+ * count what the device did, so that a test can tell that a knob fired.
+ *
+ * Lifetime: every clone holds a reference on its upper bio (taken with
+ * bio_inc_remaining() before any clone is sent) that the clone's final
+ * completion, dmpf_clone_finish(), drops.  A polled clone is linked to the
+ * upper bio; its ->bi_end_io only marks it done and the poller runs the
+ * final completion, so the link's reference is the clone's own.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/bio.h>
+#include <linux/blk-stack-poll.h>
+#include <linux/blkdev.h>
+#include <linux/file.h>
+#include <linux/ktime.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
+#include <linux/workqueue.h>
+
+#define DMPF_NAME		"dmpfault0"
+#define DMPF_MAX_CLONES		16
+#define DMPF_MAX_DELAY_US	1000000U
+
+/**
+ * struct dmpf_knob - a runtime-writable unsigned integer parameter
+ * @val: the value; read without locks, with READ_ONCE()
+ * @min: smallest value accepted
+ * @max: largest value accepted
+ */
+struct dmpf_knob {
+	unsigned int	val;
+	unsigned int	min;
+	unsigned int	max;
+};
+
+static struct dmpf_knob dmpf_clones = { .val = 1, .min = 1, .max = DMPF_MAX_CLONES };
+static struct dmpf_knob dmpf_wq_every = { .max = UINT_MAX };
+static struct dmpf_knob dmpf_nopoll_every = { .max = UINT_MAX };
+static struct dmpf_knob dmpf_fail_every = { .max = UINT_MAX };
+static struct dmpf_knob dmpf_delay_us = { .max = DMPF_MAX_DELAY_US };
+static blk_status_t dmpf_fail_status = BLK_STS_IOERR;
+
+enum dmpf_stat {
+	DMPF_STAT_CLONES,	/* clones made */
+	DMPF_STAT_LINKED,	/* linked to their upper bio for polling */
+	DMPF_STAT_POLLED,	/* completed by the poller */
+	DMPF_STAT_WQ,		/* sent from the workqueue */
+	DMPF_STAT_UNPOLLED,	/* sent without REQ_POLLED by nopoll_every */
+	DMPF_STAT_FAILED,	/* failed by fail_every */
+	DMPF_STAT_RETRIED,	/* sent again after BLK_STS_AGAIN */
+	DMPF_STAT_DELAYED,	/* completed late by delay_us */
+	DMPF_STAT_INFLIGHT,	/* clones not yet freed */
+	DMPF_NR_STATS
+};
+
+static atomic_long_t dmpf_stats[DMPF_NR_STATS];
+/* Numbers the clones, for the *_every knobs. */
+static atomic_long_t dmpf_seq;
+
+static char *lower;
+module_param(lower, charp, 0444);
+MODULE_PARM_DESC(lower, "path of the block device to stack on (required)");
+
+/**
+ * struct dmpf_device - the one dmp_fault disk
+ * @disk: /dev/dmpfault0
+ * @lower_file: the lower device, opened exclusively with @disk as holder
+ * @lower_bdev: its block device
+ * @bs: where the clones come from, with a struct dmpf_clone around each
+ * @wq: sends clones for wq_every and after BLK_STS_AGAIN, and completes
+ *	delayed clones that are not polled
+ */
+struct dmpf_device {
+	struct gendisk		*disk;
+	struct file		*lower_file;
+	struct block_device	*lower_bdev;
+	struct bio_set		bs;
+	struct workqueue_struct	*wq;
+};
+
+static struct dmpf_device dmpf;
+
+/* What the clone's work item does when it runs next. */
+enum dmpf_work {
+	DMPF_WORK_SUBMIT,
+	DMPF_WORK_RETRY,
+	DMPF_WORK_COMPLETE,
+};
+
+/**
+ * struct dmpf_clone - a clone and what its completion needs
+ * @link: in the poll list of @upper, if @linked
+ * @upper: the bio the clone is part of; held until dmpf_clone_finish()
+ * @work: sends or completes the clone from @dmpf.wq
+ * @next_work: what @work does; set before each queueing, which orders it
+ * @ready_ns: with delay_us, when a polled clone may be reported done
+ * @linked: linked to @upper; its poller completes it
+ * @done: the lower device completed the clone; written once, with release,
+ *	by its ->bi_end_io, read with acquire by the poller
+ * @bio: the clone itself; last, as the bio_set's front_pad requires
+ */
+struct dmpf_clone {
+	struct bio_poll_link	link;
+	struct bio		*upper;
+	struct delayed_work	work;
+	enum dmpf_work		next_work;
+	u64			ready_ns;
+	bool			linked;
+	bool			done;
+	struct bio		bio;
+};
+
+static void dmpf_stat_inc(enum dmpf_stat stat)
+{
+	atomic_long_inc(&dmpf_stats[stat]);
+}
+
+/* Whether an every-K knob picks clone number @seq; 0 is off. */
+static bool dmpf_every(const struct dmpf_knob *knob, unsigned long seq)
+{
+	unsigned int k = READ_ONCE(knob->val);
+
+	return k && seq % k == 0;
+}
+
+/*
+ * The clone's last step: free it and drop its reference on the upper bio,
+ * which completes the upper bio if it was the last.  An error of any
+ * clone fails the upper bio; which error wins when several fail does not
+ * matter.
+ */
+static void dmpf_clone_finish(struct dmpf_clone *c)
+{
+	struct bio *upper = c->upper;
+	blk_status_t status = c->bio.bi_status;
+
+	bio_put(&c->bio);
+	atomic_long_dec(&dmpf_stats[DMPF_STAT_INFLIGHT]);
+	if (status)
+		WRITE_ONCE(upper->bi_status, status);
+	bio_endio(upper);
+}
+
+static void dmpf_queue(struct dmpf_clone *c, enum dmpf_work what,
+		       unsigned long delay)
+{
+	c->next_work = what;
+	queue_delayed_work(dmpf.wq, &c->work, delay);
+}
+
+static void dmpf_work_fn(struct work_struct *work)
+{
+	struct dmpf_clone *c = container_of(to_delayed_work(work),
+					    struct dmpf_clone, work);
+	struct bio *clone = &c->bio;
+
+	switch (c->next_work) {
+	case DMPF_WORK_RETRY:
+		/*
+		 * Here the clone may wait for a tag, so it goes without
+		 * REQ_NOWAIT, and without REQ_POLLED: this worker polls
+		 * nothing.  A linked clone stays linked: its poller sees it
+		 * done once the interrupt completed it.
+		 */
+		clone->bi_status = BLK_STS_OK;
+		clone->bi_opf &= ~(REQ_NOWAIT | REQ_POLLED);
+		/* bio_endio() dropped the cgroup association; take ours */
+		bio_associate_blkg(clone);
+		fallthrough;
+	case DMPF_WORK_SUBMIT:
+		submit_bio_noacct(clone);
+		break;
+	case DMPF_WORK_COMPLETE:
+		dmpf_clone_finish(c);
+		break;
+	}
+}
+
+static void dmpf_clone_endio(struct bio *clone)
+{
+	struct dmpf_clone *c = container_of(clone, struct dmpf_clone, bio);
+	unsigned int delay_us;
+
+	/*
+	 * No room below for a REQ_NOWAIT clone, or fail_status=again.  The
+	 * submitter would only see the error when polling, too late to
+	 * retry: io_uring takes a late -EAGAIN of a polled request for
+	 * success.  Nor may this context wait for room, which the
+	 * submitter's own polled clones may hold.  Send the clone again
+	 * from the worker.  That one goes without REQ_NOWAIT, so a device
+	 * below cannot fail it with BLK_STS_AGAIN again.
+	 */
+	if (clone->bi_status == BLK_STS_AGAIN) {
+		dmpf_stat_inc(DMPF_STAT_RETRIED);
+		dmpf_queue(c, DMPF_WORK_RETRY, 0);
+		return;
+	}
+
+	delay_us = READ_ONCE(dmpf_delay_us.val);
+	if (delay_us)
+		dmpf_stat_inc(DMPF_STAT_DELAYED);
+	if (c->linked) {
+		if (delay_us)
+			c->ready_ns = ktime_get_ns() +
+				      (u64)delay_us * NSEC_PER_USEC;
+		/* Pairs with the acquires in dmpf_poll_one() */
+		smp_store_release(&c->done, true);
+		return;
+	}
+	if (delay_us) {
+		dmpf_queue(c, DMPF_WORK_COMPLETE, usecs_to_jiffies(delay_us));
+		return;
+	}
+	dmpf_clone_finish(c);
+}
+
+/*
+ * Send, fail or defer one clone of @upper, in the context that submits
+ * @upper: the only one that may link it for polling.
+ */
+static void dmpf_send(struct dmpf_clone *c, struct bio *upper)
+{
+	struct bio *clone = &c->bio;
+	blk_status_t fail = BLK_STS_OK;
+	unsigned long seq;
+
+	c->upper = upper;
+	c->linked = false;
+	c->done = false;
+	c->ready_ns = 0;
+	INIT_DELAYED_WORK(&c->work, dmpf_work_fn);
+	clone->bi_end_io = dmpf_clone_endio;
+	dmpf_stat_inc(DMPF_STAT_CLONES);
+
+	seq = atomic_long_inc_return(&dmpf_seq);
+	if (dmpf_every(&dmpf_fail_every, seq)) {
+		fail = READ_ONCE(dmpf_fail_status);
+		dmpf_stat_inc(DMPF_STAT_FAILED);
+	} else if (dmpf_every(&dmpf_wq_every, seq)) {
+		/*
+		 * Sent later, from another context: the poll list's rules
+		 * say not linked, so not polled.  The worker may wait.
+		 */
+		clone->bi_opf &= ~(REQ_POLLED | REQ_NOWAIT);
+		dmpf_stat_inc(DMPF_STAT_WQ);
+		dmpf_queue(c, DMPF_WORK_SUBMIT, 0);
+		return;
+	} else if (dmpf_every(&dmpf_nopoll_every, seq)) {
+		bio_clear_polled(clone);
+		dmpf_stat_inc(DMPF_STAT_UNPOLLED);
+	}
+
+	/*
+	 * Link before sending or failing: nothing polls the clone before it
+	 * is linked, and its ->bi_end_io only marks it done.
+	 */
+	if (clone->bi_opf & REQ_POLLED) {
+		c->linked = true;
+		dmpf_stat_inc(DMPF_STAT_LINKED);
+		bio_poll_link_add(upper, &c->link);
+	}
+	if (fail) {
+		clone->bi_status = fail;
+		bio_endio(clone);
+		return;
+	}
+	submit_bio_noacct(clone);
+}
+
+static void dmpf_submit_bio(struct bio *upper)
+{
+	struct dmpf_clone *c[DMPF_MAX_CLONES];
+	unsigned int lb_shift = ilog2(bdev_logical_block_size(dmpf.lower_bdev)) -
+				SECTOR_SHIFT;
+	sector_t blocks = bio_sectors(upper) >> lb_shift;
+	unsigned int n = READ_ONCE(dmpf_clones.val), i;
+	/*
+	 * A REQ_NOWAIT submitter must not wait for the bio_set's reserve,
+	 * which its own polled clones may hold: it gets BLK_STS_AGAIN
+	 * during submission, which io_uring retries from a worker.
+	 */
+	gfp_t gfp = upper->bi_opf & REQ_NOWAIT ? GFP_NOWAIT : GFP_NOIO;
+
+	if (blocks < n)
+		n = max_t(sector_t, blocks, 1);
+	for (i = 0; i < n; i++) {
+		struct bio *clone = bio_alloc_clone(dmpf.lower_bdev, upper,
+						    gfp, &dmpf.bs);
+
+		if (!clone) {
+			while (i--)
+				bio_put(&c[i]->bio);
+			bio_wouldblock_error(upper);
+			return;
+		}
+		c[i] = container_of(clone, struct dmpf_clone, bio);
+		atomic_long_inc(&dmpf_stats[DMPF_STAT_INFLIGHT]);
+	}
+
+	/*
+	 * One reference on @upper per clone, all taken before the first
+	 * clone is sent: the first may complete before the next is sent.
+	 * The reference @upper came with is dropped at the end.
+	 */
+	for (i = 0; i < n; i++)
+		bio_inc_remaining(upper);
+	for (i = 0; i < n; i++) {
+		if (n > 1) {
+			sector_t start = div_u64((u64)blocks * i, n);
+			sector_t end = div_u64((u64)blocks * (i + 1), n);
+
+			bio_trim(&c[i]->bio, start << lb_shift,
+				 (end - start) << lb_shift);
+		}
+		dmpf_send(c[i], upper);
+	}
+	bio_endio(upper);
+}
+
+/*
+ * bio_poll_links() callback: report a clone done once the lower device
+ * completed it and its delay passed, and complete it.
+ */
+static bool dmpf_poll_one(struct bio_poll_link *link,
+			  struct io_comp_batch *iob, unsigned int flags)
+{
+	struct dmpf_clone *c = container_of(link, struct dmpf_clone, link);
+
+	/* Pairs with the release in dmpf_clone_endio(): status is set */
+	if (!smp_load_acquire(&c->done)) {
+		bio_poll(&c->bio, iob, flags);
+		/* As above, for a completion that bio_poll() found */
+		if (!smp_load_acquire(&c->done))
+			return false;
+	}
+	if (c->ready_ns && ktime_get_ns() < c->ready_ns)
+		return false;
+	dmpf_stat_inc(DMPF_STAT_POLLED);
+	dmpf_clone_finish(c);
+	return true;
+}
+
+static int dmpf_poll_bio(struct bio *bio, struct io_comp_batch *iob,
+			 unsigned int flags)
+{
+	return bio_poll_links(bio, iob, flags, dmpf_poll_one);
+}
+
+static const struct block_device_operations dmpf_fops = {
+	.owner		= THIS_MODULE,
+	.submit_bio	= dmpf_submit_bio,
+	.poll_bio	= dmpf_poll_bio,
+};
+
+/* Parameters */
+
+static int dmpf_knob_set(const char *val, const struct kernel_param *kp)
+{
+	struct dmpf_knob *knob = kp->arg;
+	unsigned int v;
+
+	if (kstrtouint(val, 0, &v) || v < knob->min || v > knob->max) {
+		pr_err("%s=%.*s refused: must be an integer from %u to %u\n",
+		       kp->name, (int)strcspn(val, "\n"), val, knob->min,
+		       knob->max);
+		return -EINVAL;
+	}
+	WRITE_ONCE(knob->val, v);
+	return 0;
+}
+
+static int dmpf_knob_get(char *buf, const struct kernel_param *kp)
+{
+	const struct dmpf_knob *knob = kp->arg;
+
+	return sysfs_emit(buf, "%u\n", READ_ONCE(knob->val));
+}
+
+static const struct kernel_param_ops dmpf_knob_ops = {
+	.set	= dmpf_knob_set,
+	.get	= dmpf_knob_get,
+};
+
+module_param_cb(clones, &dmpf_knob_ops, &dmpf_clones, 0644);
+MODULE_PARM_DESC(clones, "clones per bio, 1-16 (default 1)");
+module_param_cb(wq_every, &dmpf_knob_ops, &dmpf_wq_every, 0644);
+MODULE_PARM_DESC(wq_every, "send every K-th clone from a workqueue, unpolled (0: off)");
+module_param_cb(nopoll_every, &dmpf_knob_ops, &dmpf_nopoll_every, 0644);
+MODULE_PARM_DESC(nopoll_every, "send every K-th clone without REQ_POLLED (0: off)");
+module_param_cb(fail_every, &dmpf_knob_ops, &dmpf_fail_every, 0644);
+MODULE_PARM_DESC(fail_every, "fail every K-th clone with fail_status (0: off)");
+module_param_cb(delay_us, &dmpf_knob_ops, &dmpf_delay_us, 0644);
+MODULE_PARM_DESC(delay_us, "complete clones this many microseconds late, at most 1000000");
+
+static int dmpf_status_set(const char *val, const struct kernel_param *kp)
+{
+	if (sysfs_streq(val, "eio")) {
+		WRITE_ONCE(dmpf_fail_status, BLK_STS_IOERR);
+	} else if (sysfs_streq(val, "again")) {
+		WRITE_ONCE(dmpf_fail_status, BLK_STS_AGAIN);
+	} else {
+		pr_err("%s=%.*s refused: must be eio or again\n", kp->name,
+		       (int)strcspn(val, "\n"), val);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int dmpf_status_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n",
+			  READ_ONCE(dmpf_fail_status) == BLK_STS_AGAIN ?
+			  "again" : "eio");
+}
+
+static const struct kernel_param_ops dmpf_status_ops = {
+	.set	= dmpf_status_set,
+	.get	= dmpf_status_get,
+};
+
+module_param_cb(fail_status, &dmpf_status_ops, NULL, 0644);
+MODULE_PARM_DESC(fail_status, "status of the clones fail_every fails: eio (default) or again");
+
+/* Counters are read only; insmod would otherwise call ->set with a value. */
+static int dmpf_stat_set(const char *val, const struct kernel_param *kp)
+{
+	pr_err("%s is a counter and cannot be set\n", kp->name);
+	return -EINVAL;
+}
+
+static int dmpf_stat_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%ld\n", atomic_long_read(kp->arg));
+}
+
+static const struct kernel_param_ops dmpf_stat_ops = {
+	.set	= dmpf_stat_set,
+	.get	= dmpf_stat_get,
+};
+
+module_param_cb(stat_clones, &dmpf_stat_ops, &dmpf_stats[DMPF_STAT_CLONES], 0444);
+MODULE_PARM_DESC(stat_clones, "clones made");
+module_param_cb(stat_linked, &dmpf_stat_ops, &dmpf_stats[DMPF_STAT_LINKED], 0444);
+MODULE_PARM_DESC(stat_linked, "clones linked for polling");
+module_param_cb(stat_polled, &dmpf_stat_ops, &dmpf_stats[DMPF_STAT_POLLED], 0444);
+MODULE_PARM_DESC(stat_polled, "clones completed by the poller");
+module_param_cb(stat_wq, &dmpf_stat_ops, &dmpf_stats[DMPF_STAT_WQ], 0444);
+MODULE_PARM_DESC(stat_wq, "clones sent from the workqueue");
+module_param_cb(stat_unpolled, &dmpf_stat_ops, &dmpf_stats[DMPF_STAT_UNPOLLED], 0444);
+MODULE_PARM_DESC(stat_unpolled, "clones sent unpolled by nopoll_every");
+module_param_cb(stat_failed, &dmpf_stat_ops, &dmpf_stats[DMPF_STAT_FAILED], 0444);
+MODULE_PARM_DESC(stat_failed, "clones failed by fail_every");
+module_param_cb(stat_retried, &dmpf_stat_ops, &dmpf_stats[DMPF_STAT_RETRIED], 0444);
+MODULE_PARM_DESC(stat_retried, "clones sent again after BLK_STS_AGAIN");
+module_param_cb(stat_delayed, &dmpf_stat_ops, &dmpf_stats[DMPF_STAT_DELAYED], 0444);
+MODULE_PARM_DESC(stat_delayed, "clones completed late by delay_us");
+module_param_cb(stat_inflight, &dmpf_stat_ops, &dmpf_stats[DMPF_STAT_INFLIGHT], 0444);
+MODULE_PARM_DESC(stat_inflight, "clones not yet freed");
+
+/* Module load and unload */
+
+static int __init dmpf_init(void)
+{
+	struct queue_limits lim;
+	struct gendisk *disk;
+	int ret;
+
+	if (!lower || !*lower) {
+		pr_err("lower= must name the block device to stack on\n");
+		return -EINVAL;
+	}
+	dmpf.lower_file = bdev_file_open_by_path(lower,
+						 BLK_OPEN_READ | BLK_OPEN_WRITE,
+						 &dmpf, NULL);
+	if (IS_ERR(dmpf.lower_file)) {
+		ret = PTR_ERR(dmpf.lower_file);
+		pr_err("cannot open lower=%s exclusively: %pe\n", lower,
+		       dmpf.lower_file);
+		return ret;
+	}
+	dmpf.lower_bdev = file_bdev(dmpf.lower_file);
+	if (bdev_is_zoned(dmpf.lower_bdev)) {
+		pr_err("lower=%s is zoned, which is not supported\n", lower);
+		ret = -EINVAL;
+		goto out_lower;
+	}
+
+	ret = bioset_init(&dmpf.bs, BIO_POOL_SIZE,
+			  offsetof(struct dmpf_clone, bio), 0);
+	if (ret)
+		goto out_lower;
+	/* It sends clones, so it must make progress under memory pressure. */
+	dmpf.wq = alloc_workqueue("dmp_fault", WQ_MEM_RECLAIM, 0);
+	if (!dmpf.wq) {
+		ret = -ENOMEM;
+		goto out_bioset;
+	}
+
+	/*
+	 * Stacking keeps BLK_FEAT_POLL and BLK_FEAT_NOWAIT only if the lower
+	 * device has them: the disk polls only if the lower device can.
+	 */
+	blk_set_stacking_limits(&lim);
+	lim.features |= BLK_FEAT_POLL | BLK_FEAT_NOWAIT;
+	queue_limits_stack_bdev(&lim, dmpf.lower_bdev, 0, DMPF_NAME);
+	disk = blk_alloc_disk(&lim, NUMA_NO_NODE);
+	if (IS_ERR(disk)) {
+		ret = PTR_ERR(disk);
+		goto out_wq;
+	}
+	dmpf.disk = disk;
+	disk->fops = &dmpf_fops;
+	disk->flags |= GENHD_FL_NO_PART;
+	strscpy(disk->disk_name, DMPF_NAME, sizeof(disk->disk_name));
+	set_capacity(disk, bdev_nr_sectors(dmpf.lower_bdev));
+	ret = add_disk(disk);
+	if (ret)
+		goto out_disk;
+	/* Shows the stack in sysfs (slaves/, holders/), as dm and md do. */
+	ret = bd_link_disk_holder(dmpf.lower_bdev, disk);
+	if (ret)
+		goto out_del;
+
+	pr_info("%s on %s: %llu sectors, polling %s\n", DMPF_NAME, lower,
+		(unsigned long long)get_capacity(disk),
+		lim.features & BLK_FEAT_POLL ? "on" : "off (the lower device cannot poll)");
+	return 0;
+
+out_del:
+	del_gendisk(disk);
+out_disk:
+	put_disk(disk);
+out_wq:
+	destroy_workqueue(dmpf.wq);
+out_bioset:
+	bioset_exit(&dmpf.bs);
+out_lower:
+	fput(dmpf.lower_file);
+	return ret;
+}
+
+/*
+ * The disk cannot be open here (its fops hold the module), so no upper bio
+ * is in flight and every clone has been freed; a work item may still be
+ * returning from the completion it ran, which destroy_workqueue() waits
+ * for.
+ */
+static void __exit dmpf_exit(void)
+{
+	bd_unlink_disk_holder(dmpf.lower_bdev, dmpf.disk);
+	del_gendisk(dmpf.disk);
+	put_disk(dmpf.disk);
+	destroy_workqueue(dmpf.wq);
+	bioset_exit(&dmpf.bs);
+	fput(dmpf.lower_file);
+}
+
+module_init(dmpf_init);
+module_exit(dmpf_exit);
+
+MODULE_DESCRIPTION("Fault-injecting stacked block device for polled I/O tests");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,206 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Helpers of the tests that run polled I/O through dmp_fault, the
+# fault-injecting stacked block device of fault/: load and unload it,
+# set its knobs and check its counters.  Source lib.sh first.
+#
+# The module is looked for at DMPF_KO (default
+# /lib/modules/stackpoll/dmp_fault.ko, where the stackpoll VM has it;
+# scripts/build-module.sh builds it).  Without it the tests skip.
+
+DMPF_KO=${DMPF_KO:-/lib/modules/stackpoll/dmp_fault.ko}
+DMPF_SYS=/sys/module/dmp_fault
+DMPF_PARAMS=$DMPF_SYS/parameters
+DMPF_DEV=/dev/dmpfault0
+DMPF_STATS="clones linked polled wq unpolled failed retried delayed inflight"
+# The bio slabs before the module was first loaded: none of its own may
+# be left after it is unloaded.
+DMPF_SLABS_BEFORE=
+declare -A DMPF_SNAP
+
+# The module sits on top of whatever lib.sh set up: unload it first.
+trap 'dmpf_unload >/dev/null 2>&1; dmp_cleanup' EXIT
+
+dmpf_require_module()
+{
+	dmp_require_cmds insmod rmmod dmsetup
+	[ -f "$DMPF_KO" ] ||
+		dmp_skip_all "no $DMPF_KO (scripts/build-module.sh builds it)"
+	[ ! -d "$DMPF_SYS" ] || dmp_skip_all "dmp_fault is loaded already"
+}
+
+dmpf_bio_slabs()
+{
+	(cd /sys/kernel/slab 2>/dev/null && printf '%s\n' bio-*) | sort
+}
+
+# dmpf_insmod PARAM=VALUE...: load the module; its messages on failure.
+dmpf_insmod()
+{
+	local out
+
+	[ -n "$DMPF_SLABS_BEFORE" ] || DMPF_SLABS_BEFORE=$(dmpf_bio_slabs)
+	if ! out=$(insmod "$DMPF_KO" "$@" 2>&1); then
+		echo "# insmod $*: ${out:-failed}"
+		return 1
+	fi
+}
+
+# dmpf_load LOWER [PARAM=VALUE...]: dmpfault0 on LOWER.
+dmpf_load()
+{
+	local lower=$1
+	shift
+
+	dmpf_insmod "lower=$lower" "$@" || return 1
+	[ -b "$DMPF_DEV" ] || { echo "# $DMPF_DEV is not a block device"; return 1; }
+}
+
+dmpf_unload()
+{
+	[ ! -d "$DMPF_SYS" ] || rmmod dmp_fault
+}
+
+# dmpf_set KNOB=VALUE...: set knobs at run time.
+dmpf_set()
+{
+	local kv
+
+	for kv in "$@"; do
+		{ echo "${kv#*=}" >"$DMPF_PARAMS/${kv%%=*}"; } 2>/dev/null ||
+			{ echo "# dmp_fault: cannot set $kv"; return 1; }
+	done
+}
+
+# dmpf_knobs KNOB=VALUE...: every knob at its default but those given.
+dmpf_knobs()
+{
+	dmpf_set clones=1 wq_every=0 nopoll_every=0 fail_every=0 \
+		fail_status=eio delay_us=0 "$@"
+}
+
+dmpf_stat()
+{
+	cat "$DMPF_PARAMS/stat_$1"
+}
+
+dmpf_snapshot()
+{
+	local s
+
+	for s in $DMPF_STATS; do
+		DMPF_SNAP[$s]=$(dmpf_stat "$s")
+	done
+}
+
+# dmpf_value NAME: a number for dmpf_check: a counter's change since the
+# snapshot (inflight: its value), a count of the last run (ios, irqs,
+# eio: completions that failed with EIO, maxlat: in us), or a number.
+dmpf_value()
+{
+	case $1 in
+	[0-9]*) echo "$1" ;;
+	inflight) dmpf_stat inflight ;;
+	ios) echo "$DMPF_IOS" ;;
+	irqs) echo "$DMPF_IRQS" ;;
+	eio) echo "$DMPF_EIO" ;;
+	maxlat) echo "$DMPF_MAXLAT" ;;
+	*) echo $(($(dmpf_stat "$1") - DMPF_SNAP[$1])) ;;
+	esac
+}
+
+# dmpf_check DESC "COND..." VERIFY-ARGS...: write and read back with
+# iopoll_verify on dmpfault0 (every I/O within DMP_MAX_LAT_MS, data
+# verified) and check each COND, NAME=VALUE, NAME>VALUE or NAME<VALUE,
+# where either side is a dmpf_value.  One KTAP result.
+dmpf_check()
+{
+	local desc=$1 conds=$2 out rc=0 c l r got bad="" stats="" before re
+	shift 2
+
+	dmpf_snapshot
+	re=$(dmp_irq_regex "$DMPF_DEV")
+	before=$(dmp_irqs "$re")
+	out=$("$DMP_VERIFY" -L "$DMP_MAX_LAT_MS" "$@" "$DMPF_DEV") || rc=$?
+	DMPF_IRQS=$(($(dmp_irqs "$re") - before))
+	echo "$out"
+	DMPF_IOS=$(sed -n 's/.*: writes \([0-9]*\) reads \([0-9]*\) .*/\1 + \2/p' <<<"$out")
+	DMPF_IOS=$((DMPF_IOS))
+	DMPF_EIO=$(sed -n 's/.* errors [0-9]*\/\([0-9]*\) .*/\1/p' <<<"$out")
+	DMPF_EIO=${DMPF_EIO:-0}
+	DMPF_MAXLAT=$(sed -n 's/.* max_lat_us \([0-9]*\).*/\1/p' <<<"$out")
+	DMPF_MAXLAT=${DMPF_MAXLAT:-0}
+	for c in $DMPF_STATS; do
+		stats="$stats $c=$(dmpf_value "$c")"
+	done
+	echo "# irqs=$DMPF_IRQS eio=$DMPF_EIO counters:$stats"
+	if [ "$rc" != 0 ]; then
+		ktap_test_fail "$desc: I/O failed, wrong data or slower than $DMP_MAX_LAT_MS ms"
+		return
+	fi
+	for c in $conds; do
+		if ! [[ $c =~ ^([a-z0-9_]+)([=\<\>])([a-z0-9_]+)$ ]]; then
+			bad="$bad bad-condition:$c"
+			continue
+		fi
+		l=$(dmpf_value "${BASH_REMATCH[1]}")
+		r=$(dmpf_value "${BASH_REMATCH[3]}")
+		case ${BASH_REMATCH[2]} in
+		=) [ "$l" -eq "$r" ] ;;
+		\<) [ "$l" -lt "$r" ] ;;
+		\>) [ "$l" -gt "$r" ] ;;
+		esac || bad="$bad $c($l,$r)"
+	done
+	got="$DMPF_IOS I/Os"
+	if [ -n "$bad" ]; then
+		ktap_test_fail "$desc: $got, not true:$bad"
+	else
+		ktap_test_pass "$desc: $got verified, $conds"
+	fi
+}
+
+# dmpf_claimable DEV: DEV can be claimed exclusively (dm-linear on it).
+dmpf_claimable()
+{
+	local name=$DMP_PREFIX-claim
+
+	dmsetup create "$name" --noudevsync --table "0 8 linear $1 0" >/dev/null 2>&1 ||
+		return 1
+	dmsetup remove --retry "$name" >/dev/null 2>&1
+}
+
+# dmpf_check_unload DESC LOWER: rmmod succeeds and leaves nothing behind:
+# no clone in flight before, no module, disk, holder link, workqueue
+# rescuer or bio slab of its own after, and LOWER free to open
+# exclusively again.  One KTAP result.  Needs dmsetup.
+dmpf_check_unload()
+{
+	local desc=$1 lower=$2 why="" inflight refcnt holders out
+
+	inflight=$(dmpf_stat inflight)
+	refcnt=$(cat "$DMPF_SYS/refcnt")
+	holders=$(dmp_sysfs "$lower")/holders
+	if ! out=$(rmmod dmp_fault 2>&1); then
+		why="rmmod failed (refcnt $refcnt): $out"
+	elif [ "$inflight" != 0 ]; then
+		why="$inflight clones in flight before unload"
+	elif [ -e "$DMPF_SYS" ] || [ -e /sys/block/dmpfault0 ] || [ -e "$DMPF_DEV" ]; then
+		why="module or disk still there"
+	elif [ -n "$(ls "$holders")" ]; then
+		why="$lower still has holders: $(ls "$holders")"
+	elif grep -qsE 'R-dmp_fault|\+dmp_fault' /proc/[0-9]*/comm; then
+		# The rescuer, or a kworker running our work; kworkers that
+		# ran some before keep "-dmp_fault" in their names.
+		why="a dmp_fault workqueue thread is left"
+	elif [ "$(dmpf_bio_slabs)" != "$DMPF_SLABS_BEFORE" ]; then
+		why="bio slabs differ: $(dmpf_bio_slabs | tr '\n' ' ')"
+	elif ! dmpf_claimable "$lower"; then
+		why="$lower is still claimed"
+	fi
+	if [ -n "$why" ]; then
+		ktap_test_fail "$desc: $why"
+	else
+		ktap_test_pass "$desc: rmmod clean, nothing left"
+	fi
+}
