@@ -4,16 +4,17 @@
 # dmp_fault with its knobs combined: polled and unpolled clones of one bio,
 # from the submitter and from a workqueue, some failed, some retried after
 # BLK_STS_AGAIN, all completed late; knobs changed under the load of four
-# rings; and a lower null_blk device with one tag, whose real
-# BLK_STS_AGAIN the module retries.  Every I/O completes with the right
+# rings; stray polls (stray_poll=1) of bios that other rings poll or that
+# were reused on another NVMe device; and a lower null_blk device with one
+# tag, whose real BLK_STS_AGAIN the module retries.  Every I/O completes with the right
 # status and data, within the latency limit; rmmod leaves nothing.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/fault_lib.sh"
 
 dmp_require_root
 dmpf_require_module
-dmp_get_nvme_devs 1
-nvme=${DMP_NVME[0]}
+dmp_get_nvme_devs 2
+nvme=${DMP_NVME[0]} other=${DMP_NVME[1]}
 
 # dmpf_next_knobs: the next of a few knob sets, changed under load; none
 # fails I/O, so the rings verify all of their data.
@@ -21,7 +22,7 @@ DMPF_ROUND=0
 dmpf_next_knobs()
 {
 	case $((DMPF_ROUND++ % 4)) in
-	0) dmpf_knobs clones=3 wq_every=4 delay_us=300 ;;
+	0) dmpf_knobs clones=3 wq_every=4 delay_us=300 stray_poll=1 ;;
 	1) dmpf_knobs clones=16 nopoll_every=5 fail_every=7 fail_status=again ;;
 	2) dmpf_knobs clones=1 ;;
 	3) dmpf_knobs clones=5 wq_every=2 nopoll_every=3 fail_every=4 \
@@ -31,7 +32,7 @@ dmpf_next_knobs()
 }
 
 ktap_print_header
-ktap_set_plan 7
+ktap_set_plan 9
 dmpf_load "$nvme" || ktap_exit_fail_msg "cannot load dmp_fault on $nvme"
 
 dmpf_knobs clones=4 wq_every=5 nopoll_every=7 fail_every=11 fail_status=again \
@@ -48,6 +49,19 @@ dmpf_knobs clones=6 fail_every=2 fail_status=again delay_us=100
 dmpf_check "clones=6 fail_every=2 again delay_us=100, qd32" \
 	"failed>0 retried=failed eio=0 inflight=0" -s 8M -b 4k-64k -q 32 -S 223
 dmp_rings_under_load "knobs changed every 0.3 s" "$DMPF_DEV" 4 8 dmpf_next_knobs
+
+# Each poll of dmpfault0 also polls the polled bio submitted last, which
+# another ring may be polling or submitting, or which was freed and
+# reused by the polled I/O on the other NVMe device meanwhile.
+dmpf_knobs clones=4 stray_poll=1 delay_us=200 fail_every=9 fail_status=again
+dmpf_snapshot
+dmp_rings_under_load "stray_poll=1, polled I/O on $other alongside" "$DMPF_DEV" 4 4 \
+	"$DMP_VERIFY" -s 4M -b 4k-64k -q 8 -S 225 "$other"
+if dmpf_conds "stray>0 retried>0 polled>0 inflight=0"; then
+	ktap_test_pass "stray_poll=1: counters:$(dmpf_counters)"
+else
+	ktap_test_fail "stray_poll=1: not true:$DMPF_BAD"
+fi
 dmpf_check_unload "unload after the load" "$nvme"
 
 # One tag: the lower device fails the REQ_NOWAIT clones it has no tag for

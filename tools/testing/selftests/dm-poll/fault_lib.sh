@@ -13,7 +13,7 @@ DMPF_KO=${DMPF_KO:-/lib/modules/stackpoll/dmp_fault.ko}
 DMPF_SYS=/sys/module/dmp_fault
 DMPF_PARAMS=$DMPF_SYS/parameters
 DMPF_DEV=/dev/dmpfault0
-DMPF_STATS="clones linked polled wq unpolled failed retried delayed inflight"
+DMPF_STATS="clones linked polled wq unpolled failed retried delayed stray inflight"
 # The bio slabs before the module was first loaded: none of its own may
 # be left after it is unloaded.
 DMPF_SLABS_BEFORE=
@@ -74,10 +74,21 @@ dmpf_set()
 }
 
 # dmpf_knobs KNOB=VALUE...: every knob at its default but those given.
+# The knobs change one by one, under I/O if there is any: fail_every goes
+# to 0 before fail_status changes, and fail_status is set before
+# fail_every, so that no clone fails with the other status meanwhile.
 dmpf_knobs()
 {
+	local kv first=() rest=()
+
+	for kv in "$@"; do
+		case $kv in
+		fail_status=*) first+=("$kv") ;;
+		*) rest+=("$kv") ;;
+		esac
+	done
 	dmpf_set clones=1 wq_every=0 nopoll_every=0 fail_every=0 \
-		fail_status=eio delay_us=0 "$@"
+		fail_status=eio delay_us=0 stray_poll=0 "${first[@]}" "${rest[@]}"
 }
 
 dmpf_stat()
@@ -112,11 +123,11 @@ dmpf_value()
 
 # dmpf_check DESC "COND..." VERIFY-ARGS...: write and read back with
 # iopoll_verify on dmpfault0 (every I/O within DMP_MAX_LAT_MS, data
-# verified) and check each COND, NAME=VALUE, NAME>VALUE or NAME<VALUE,
-# where either side is a dmpf_value.  One KTAP result.
+# verified) and check the CONDs (dmpf_conds) on its counters.  One KTAP
+# result.
 dmpf_check()
 {
-	local desc=$1 conds=$2 out rc=0 c l r got bad="" stats="" before re
+	local desc=$1 conds=$2 out rc=0 before re
 	shift 2
 
 	dmpf_snapshot
@@ -131,17 +142,37 @@ dmpf_check()
 	DMPF_EIO=${DMPF_EIO:-0}
 	DMPF_MAXLAT=$(sed -n 's/.* max_lat_us \([0-9]*\).*/\1/p' <<<"$out")
 	DMPF_MAXLAT=${DMPF_MAXLAT:-0}
-	for c in $DMPF_STATS; do
-		stats="$stats $c=$(dmpf_value "$c")"
-	done
-	echo "# irqs=$DMPF_IRQS eio=$DMPF_EIO counters:$stats"
+	echo "# irqs=$DMPF_IRQS eio=$DMPF_EIO counters:$(dmpf_counters)"
 	if [ "$rc" != 0 ]; then
 		ktap_test_fail "$desc: I/O failed, wrong data or slower than $DMP_MAX_LAT_MS ms"
-		return
+	elif ! dmpf_conds "$conds"; then
+		ktap_test_fail "$desc: $DMPF_IOS I/Os, not true:$DMPF_BAD"
+	else
+		ktap_test_pass "$desc: $DMPF_IOS I/Os verified, $conds"
 	fi
-	for c in $conds; do
+}
+
+# dmpf_counters: every counter's dmpf_value.
+dmpf_counters()
+{
+	local c
+
+	for c in $DMPF_STATS; do
+		printf ' %s=%s' "$c" "$(dmpf_value "$c")"
+	done
+}
+
+# dmpf_conds "COND...": true if every COND holds, NAME=VALUE, NAME>VALUE
+# or NAME<VALUE, where either side is a dmpf_value; DMPF_BAD lists those
+# that do not.
+dmpf_conds()
+{
+	local c l r
+
+	DMPF_BAD=
+	for c in $1; do
 		if ! [[ $c =~ ^([a-z0-9_]+)([=\<\>])([a-z0-9_]+)$ ]]; then
-			bad="$bad bad-condition:$c"
+			DMPF_BAD="$DMPF_BAD bad-condition:$c"
 			continue
 		fi
 		l=$(dmpf_value "${BASH_REMATCH[1]}")
@@ -150,14 +181,9 @@ dmpf_check()
 		=) [ "$l" -eq "$r" ] ;;
 		\<) [ "$l" -lt "$r" ] ;;
 		\>) [ "$l" -gt "$r" ] ;;
-		esac || bad="$bad $c($l,$r)"
+		esac || DMPF_BAD="$DMPF_BAD $c($l,$r)"
 	done
-	got="$DMPF_IOS I/Os"
-	if [ -n "$bad" ]; then
-		ktap_test_fail "$desc: $got, not true:$bad"
-	else
-		ktap_test_pass "$desc: $got verified, $conds"
-	fi
+	[ -z "$DMPF_BAD" ]
 }
 
 # dmpf_claimable DEV: DEV can be claimed exclusively (dm-linear on it).

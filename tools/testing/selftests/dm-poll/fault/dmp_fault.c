@@ -25,6 +25,10 @@
  *                   device did: a polled clone is not reported done before
  *                   that, a clone completed by interrupt completes from
  *                   delayed work
+ *   stray_poll=1    each ->poll_bio() also polls the polled bio submitted
+ *                   last, whoever's it is and whatever it has become, the
+ *                   way io_uring polls a bio through a stale pointer: the
+ *                   poll list must cope with concurrent and stray pollers
  *
  * A clone that more than one knob picks is failed if fail_every picks it,
  * else sent from the workqueue if wq_every picks it.  All knobs can be
@@ -73,6 +77,7 @@ static struct dmpf_knob dmpf_wq_every = { .max = UINT_MAX };
 static struct dmpf_knob dmpf_nopoll_every = { .max = UINT_MAX };
 static struct dmpf_knob dmpf_fail_every = { .max = UINT_MAX };
 static struct dmpf_knob dmpf_delay_us = { .max = DMPF_MAX_DELAY_US };
+static struct dmpf_knob dmpf_stray_poll = { .max = 1 };
 static blk_status_t dmpf_fail_status = BLK_STS_IOERR;
 
 enum dmpf_stat {
@@ -84,6 +89,7 @@ enum dmpf_stat {
 	DMPF_STAT_FAILED,	/* failed by fail_every */
 	DMPF_STAT_RETRIED,	/* sent again after BLK_STS_AGAIN */
 	DMPF_STAT_DELAYED,	/* completed late by delay_us */
+	DMPF_STAT_STRAY,	/* stray polls made by stray_poll */
 	DMPF_STAT_INFLIGHT,	/* clones not yet freed */
 	DMPF_NR_STATS
 };
@@ -91,6 +97,20 @@ enum dmpf_stat {
 static atomic_long_t dmpf_stats[DMPF_NR_STATS];
 /* Numbers the clones, for the *_every knobs. */
 static atomic_long_t dmpf_seq;
+
+/*
+ * For stray_poll: the polled upper bio submitted last, while none of its
+ * references has been dropped, else NULL.  Set when its submission starts,
+ * cleared (if still it) before each drop of a reference, so a non-NULL
+ * value names a bio that has not completed when read.  Polled bios come
+ * from bio_sets, whose slabs are SLAB_TYPESAFE_BY_RCU: read under
+ * rcu_read_lock(), the bio may complete and be reused, but stays a bio
+ * until rcu_read_unlock(), which is what bio_poll() asks of a poller that
+ * did not submit it.
+ */
+static struct bio *dmpf_last_upper;
+/* Stray polls in progress: one at a time, and never from a stray poll. */
+static atomic_t dmpf_stray_active;
 
 static char *lower;
 module_param(lower, charp, 0444);
@@ -158,6 +178,14 @@ static bool dmpf_every(const struct dmpf_knob *knob, unsigned long seq)
 	return k && seq % k == 0;
 }
 
+/* Drop a reference on @upper, which may complete it. */
+static void dmpf_put_upper(struct bio *upper)
+{
+	/* Not to be polled as the last upper bio once it may complete */
+	cmpxchg(&dmpf_last_upper, upper, NULL);
+	bio_endio(upper);
+}
+
 /*
  * The clone's last step: free it and drop its reference on the upper bio,
  * which completes the upper bio if it was the last.  An error of any
@@ -173,7 +201,7 @@ static void dmpf_clone_finish(struct dmpf_clone *c)
 	atomic_long_dec(&dmpf_stats[DMPF_STAT_INFLIGHT]);
 	if (status)
 		WRITE_ONCE(upper->bi_status, status);
-	bio_endio(upper);
+	dmpf_put_upper(upper);
 }
 
 static void dmpf_queue(struct dmpf_clone *c, enum dmpf_work what,
@@ -318,13 +346,18 @@ static void dmpf_submit_bio(struct bio *upper)
 
 	if (blocks < n)
 		n = max_t(sector_t, blocks, 1);
+	if (upper->bi_opf & REQ_POLLED)
+		WRITE_ONCE(dmpf_last_upper, upper);
 	for (i = 0; i < n; i++) {
 		struct bio *clone = bio_alloc_clone(dmpf.lower_bdev, upper,
 						    gfp, &dmpf.bs);
 
 		if (!clone) {
-			while (i--)
+			while (i--) {
 				bio_put(&c[i]->bio);
+				atomic_long_dec(&dmpf_stats[DMPF_STAT_INFLIGHT]);
+			}
+			cmpxchg(&dmpf_last_upper, upper, NULL);
 			bio_wouldblock_error(upper);
 			return;
 		}
@@ -349,7 +382,7 @@ static void dmpf_submit_bio(struct bio *upper)
 		}
 		dmpf_send(c[i], upper);
 	}
-	bio_endio(upper);
+	dmpf_put_upper(upper);
 }
 
 /*
@@ -375,9 +408,34 @@ static bool dmpf_poll_one(struct bio_poll_link *link,
 	return true;
 }
 
+/*
+ * stray_poll: poll the last polled upper bio as well, through bio_poll(),
+ * which goes by the device the bio is on now, as io_uring does with a
+ * stale pointer: a bio of this device that another task polls or still
+ * submits, or one reused on another device.
+ */
+static void dmpf_poll_stray(struct bio *bio, struct io_comp_batch *iob,
+			    unsigned int flags)
+{
+	struct bio *stray;
+
+	if (atomic_inc_return(&dmpf_stray_active) == 1) {
+		rcu_read_lock();
+		stray = READ_ONCE(dmpf_last_upper);
+		if (stray && stray != bio) {
+			dmpf_stat_inc(DMPF_STAT_STRAY);
+			bio_poll(stray, iob, flags);
+		}
+		rcu_read_unlock();
+	}
+	atomic_dec(&dmpf_stray_active);
+}
+
 static int dmpf_poll_bio(struct bio *bio, struct io_comp_batch *iob,
 			 unsigned int flags)
 {
+	if (READ_ONCE(dmpf_stray_poll.val))
+		dmpf_poll_stray(bio, iob, flags);
 	return bio_poll_links(bio, iob, flags, dmpf_poll_one);
 }
 
@@ -426,6 +484,8 @@ module_param_cb(fail_every, &dmpf_knob_ops, &dmpf_fail_every, 0644);
 MODULE_PARM_DESC(fail_every, "fail every K-th clone with fail_status (0: off)");
 module_param_cb(delay_us, &dmpf_knob_ops, &dmpf_delay_us, 0644);
 MODULE_PARM_DESC(delay_us, "complete clones this many microseconds late, at most 1000000");
+module_param_cb(stray_poll, &dmpf_knob_ops, &dmpf_stray_poll, 0644);
+MODULE_PARM_DESC(stray_poll, "1: each poll also polls the polled bio submitted last");
 
 static int dmpf_status_set(const char *val, const struct kernel_param *kp)
 {
@@ -489,6 +549,8 @@ module_param_cb(stat_retried, &dmpf_stat_ops, &dmpf_stats[DMPF_STAT_RETRIED], 04
 MODULE_PARM_DESC(stat_retried, "clones sent again after BLK_STS_AGAIN");
 module_param_cb(stat_delayed, &dmpf_stat_ops, &dmpf_stats[DMPF_STAT_DELAYED], 0444);
 MODULE_PARM_DESC(stat_delayed, "clones completed late by delay_us");
+module_param_cb(stat_stray, &dmpf_stat_ops, &dmpf_stats[DMPF_STAT_STRAY], 0444);
+MODULE_PARM_DESC(stat_stray, "stray polls made by stray_poll");
 module_param_cb(stat_inflight, &dmpf_stat_ops, &dmpf_stats[DMPF_STAT_INFLIGHT], 0444);
 MODULE_PARM_DESC(stat_inflight, "clones not yet freed");
 
