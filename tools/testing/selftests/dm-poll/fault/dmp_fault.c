@@ -38,9 +38,14 @@
  *
  * Lifetime: every clone holds a reference on its upper bio (taken with
  * bio_inc_remaining() before any clone is sent) that the clone's final
- * completion, dmpf_clone_finish(), drops.  A polled clone is linked to the
- * upper bio; its ->bi_end_io only marks it done and the poller runs the
- * final completion, so the link's reference is the clone's own.
+ * completion, dmpf_clone_finish(), drops; the reference the upper bio came
+ * with is dropped when its submission ends.  A polled clone is linked to
+ * the upper bio; its ->bi_end_io only marks it done and the poller runs
+ * the final completion, so the link's reference is the clone's own.
+ *
+ * Clones are not cut to the lower device's limits: it splits what it
+ * must, and fails a REQ_NOWAIT clone it would have to split with
+ * BLK_STS_AGAIN, which is retried like any other.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
