@@ -40,6 +40,14 @@ static void md_poll_lower_endio(struct bio *lower)
 		queue_work(md_wq, &node->retry_work);
 		return;
 	}
+	/*
+	 * A polled lower bio may carry REQ_NOWAIT so that its submitter never
+	 * waits for a tag; that is all it meant.  raid1 and raid10 take a
+	 * failed REQ_NOWAIT read for one its caller would rather see fail
+	 * than wait for, and do not try another mirror: a device error would
+	 * reach the submitter although a mirror holds the data.
+	 */
+	lower->bi_opf &= ~REQ_NOWAIT;
 	/* Pairs with the acquires in md_poll_one(): the status is set */
 	smp_store_release(&node->done, true);
 }

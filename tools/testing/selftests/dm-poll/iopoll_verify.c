@@ -31,6 +31,7 @@
 #define KSFT_PASS	0
 #define KSFT_FAIL	1
 #define KSFT_SKIP	4
+#define MAX_ALLOW	4
 
 struct opts {
 	const char *dev;
@@ -44,7 +45,9 @@ struct opts {
 	unsigned int lbs;	/* the device's logical block size */
 	unsigned int seed;
 	int expect_errno;
-	int allow_errno;	/* I/O may fail with this; its sectors go unchecked */
+	/* I/O may fail with these; what it missed goes unchecked */
+	int allow_errno[MAX_ALLOW];
+	unsigned int nr_allow;
 	unsigned int max_lat_ms;
 };
 
@@ -155,6 +158,17 @@ static void prep(struct io_uring_sqe *sqe, const struct opts *o, int fd,
 }
 
 /* Handle one completion; returns false on a failed check. */
+/* Whether a completion with result @res failed with an errno -E allows. */
+static bool errno_allowed(const struct opts *o, int res)
+{
+	unsigned int i;
+
+	for (i = 0; i < o->nr_allow; i++)
+		if (res == -o->allow_errno[i])
+			return true;
+	return false;
+}
+
 static bool complete(const struct opts *o, struct slot *s, int res,
 		     bool write, struct stats *st)
 {
@@ -181,7 +195,7 @@ static bool complete(const struct opts *o, struct slot *s, int res,
 		}
 		goto out;
 	}
-	if (o->allow_errno && res == -o->allow_errno) {
+	if (errno_allowed(o, res)) {
 		st->allowed++;
 		if (write)
 			memset(unwritten + (s->off - o->offset) / SECTOR, 1,
@@ -347,7 +361,8 @@ static void print_help(const char *prog)
 		"  -I                interrupt driven: no IORING_SETUP_IOPOLL\n"
 		"  -F                use registered (fixed) buffers\n"
 		"  -e ERRNO          expect every I/O to fail with this errno number\n"
-		"  -E ERRNO          let I/O fail with this errno; what it missed goes unchecked\n"
+		"  -E ERRNO[,ERRNO]  let I/O fail with these errnos (up to 4); what it missed\n"
+		"                    goes unchecked\n"
 		"  -L MS             fail if any I/O takes longer than MS milliseconds\n",
 		prog);
 }
@@ -363,6 +378,22 @@ static unsigned long long parse_size(const char *s)
 	case 'g': case 'G': return v << 30;
 	default: return v;
 	}
+}
+
+/* "5" or "5,95": the errnos of -E. */
+static int parse_errnos(struct opts *o, const char *list)
+{
+	char *end;
+	long e;
+
+	do {
+		e = strtol(list, &end, 10);
+		if (end == list || e <= 0 || o->nr_allow == MAX_ALLOW)
+			return -1;
+		o->allow_errno[o->nr_allow++] = e;
+		list = end + 1;
+	} while (*end == ',');
+	return *end ? -1 : 0;
 }
 
 static int parse_opts(int argc, char **argv, struct opts *o)
@@ -409,7 +440,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			o->max_lat_ms = atoi(optarg);
 			break;
 		case 'E':
-			o->allow_errno = atoi(optarg);
+			if (parse_errnos(o, optarg))
+				return -1;
 			break;
 		default: return -1;
 		}

@@ -255,6 +255,22 @@ dmp_md_wait_sync()
 	done
 }
 
+# dmp_md_stop_refused NODE: mdadm --stop fails while the array is open.
+# Load rings open it for each pass only: hold it open here too.
+dmp_md_stop_refused()
+{
+	local rc=0
+
+	exec 9<"$1"
+	if mdadm --stop "$1" >/dev/null 2>&1; then
+		echo "# $1 stopped while in use"
+		rc=1
+	fi
+	exec 9<&-
+	sleep 0.3
+	return "$rc"
+}
+
 # dmp_thin_pool_create METADEV OFFSET DATADEV: a 64 MiB thin-pool on
 # DATADEV with zeroed metadata at OFFSET of METADEV; DMP_NODE is the pool.
 dmp_thin_pool_create()
@@ -429,8 +445,8 @@ dmp_check_verified()
 # while RINGS processes, each with an io_uring of its own, write and read
 # back their own slice of DEV (at most 32 MiB) with polled I/O, over and
 # over until the cycles are done.  Every I/O must complete within 5 s, with
-# its data.  With DMP_LOAD_ALLOW_ERRNO set, only writes run and may also
-# fail with that errno.  One KTAP result.
+# its data.  With DMP_LOAD_ALLOW_ERRNO set (errnos, comma separated),
+# only writes run and may also fail with those errnos.  One KTAP result.
 dmp_rings_under_load()
 {
 	local desc=$1 dev=$2 rings=$3 cycles=$4 slice r i rc=0

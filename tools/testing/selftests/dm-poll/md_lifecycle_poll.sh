@@ -26,22 +26,6 @@ md_action_is()
 	sleep 0.3
 }
 
-# md_stop_refused NODE: mdadm --stop fails while the array is open.  The
-# rings open it for each pass: hold it open here too.
-md_stop_refused()
-{
-	local rc=0
-
-	exec 9<"$1"
-	if mdadm --stop "$1" >/dev/null 2>&1; then
-		echo "# $1 stopped while in use"
-		rc=1
-	fi
-	exec 9<&-
-	sleep 0.3
-	return "$rc"
-}
-
 ktap_print_header
 ktap_set_plan 10
 dmp_dm_create m0 "0 262144 linear $a 0" || ktap_exit_fail_msg "cannot create member"
@@ -70,7 +54,7 @@ dmp_rings_under_load "raid1: spare added, recovery" "$dev" 2 1 \
 	dmp_after_pause 0.3 mdadm --quiet --add "$dev" "$m2"
 dmp_md_wait_sync "$dev"
 dmp_check_io_poll "raid1 after recovery onto a polling member" "$dev" 1
-dmp_rings_under_load "raid1: mdadm --stop while in use" "$dev" 2 3 md_stop_refused "$dev"
+dmp_rings_under_load "raid1: mdadm --stop while in use" "$dev" 2 3 dmp_md_stop_refused "$dev"
 
 # A member without poll queues: the array stops polling once it joins;
 # polled I/O in flight then drains, new polled I/O fails.

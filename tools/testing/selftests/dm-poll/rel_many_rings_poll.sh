@@ -1,0 +1,28 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Many polled rings on one stacked device at once: 16 processes, each with
+# its own ring, write and read back their slices of dm-striped, of
+# dm-linear over it and of md raid0, for 10 s each.  Rings poll each
+# other's bios through reused pointers (see dm_rings_poll.sh) and share
+# the poll queues.  Every I/O must complete within 5 s, with its data.
+. "$(dirname "$0")/lib.sh"
+
+dmp_require_root
+dmp_require_cmds dmsetup mdadm
+dmp_get_nvme_devs 2
+a=${DMP_NVME[0]} b=${DMP_NVME[1]}
+
+ktap_print_header
+ktap_set_plan 3
+dmp_dm_create many-striped "0 131072 striped 2 8 $a 0 $b 0" ||
+	ktap_exit_fail_msg "cannot create dm-striped"
+striped=$DMP_NODE
+dmp_rings_under_load "dm-striped" "$striped" 16 1 sleep 10
+dmp_dm_create many-nested "0 131072 linear $striped 0" ||
+	ktap_exit_fail_msg "cannot create dm-linear over dm-striped"
+dmp_rings_under_load "dm-linear over dm-striped" "$DMP_NODE" 16 1 sleep 10
+dmp_cleanup
+dmp_md_create 0 --chunk=4 -- "$a" "$b" || ktap_exit_fail_msg "cannot create md raid0"
+dmp_rings_under_load "md raid0" "$DMP_NODE" 16 1 sleep 10
+ktap_finished
