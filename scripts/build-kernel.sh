@@ -2,12 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0
 # Build bzImage of one tree ("base" or "patched", default from BASE=1) with
 # ccache, incrementally, from allnoconfig plus scripts/stackpoll.config.
+# "debug" builds the patched sources with scripts/debug.config on top
+# (KASAN, lockdep, kmemleak...) in a build directory of its own.
 # Prints the path of the bzImage on stdout.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
 tree=${1:-$(sp_tree)}
 src=$(sp_src "$tree")
+[ "$tree" = debug ] && src=$(sp_src patched)
 obj=$(sp_obj "$tree")
 [ -f "$src/Makefile" ] || die "no $tree tree at $src (run scripts/base-tree.sh)"
 need_cmds gcc make flex bison bc ccache
@@ -15,6 +18,7 @@ need_cmds gcc make flex bison bc ccache
 case $tree in
 base) localversion=-spbase ;;
 bisect) localversion=-spbisect ;;
+debug) localversion=-stackpoll-debug ;;
 *) localversion=-stackpoll ;;
 esac
 
@@ -22,6 +26,7 @@ mkdir -p "$obj"
 fragment=$obj/stackpoll.config
 {
 	cat "$SP_TOP/scripts/stackpoll.config"
+	[ "$tree" != debug ] || cat "$SP_TOP/scripts/debug.config"
 	echo "CONFIG_LOCALVERSION=\"$localversion\""
 	echo "# CONFIG_LOCALVERSION_AUTO is not set"
 } >"$fragment.new"

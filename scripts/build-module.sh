@@ -14,6 +14,8 @@ set -eu
 
 tree=${1:-patched}
 src=$(sp_src "$tree")
+# The debug kernel is the patched tree built with scripts/debug.config.
+[ "$tree" = debug ] && src=$(sp_src patched)
 obj=$(sp_obj "$tree")
 mod_src=$SP_TOP/tools/testing/selftests/dm-poll/fault
 # Built in a copy, so that no build product lands among the files the

@@ -7,15 +7,30 @@
 #   TESTS="a.sh b.sh"  run only these kselftests (default: all but those
 #                      in scripts/known-issues, which are reported skipped)
 #
+# Then, on the patched series, the debug kernel (scripts/debug.config:
+# KASAN, lockdep, DEBUG_ATOMIC_SLEEP, DEBUG_LIST, debug objects, kmemleak;
+# booted with panic_on_warn=1) runs the kselftests of scripts/debug-tests,
+# a subset that fits CI's time, and kmemleak is scanned after them.
+#   DEBUG=1     the debug kernel only, with every kselftest (or TESTS)
+#   DEBUG=0     no debug kernel
+#
 # Ends with "N passed, N failed, N skipped" (every KTAP test case, plus
 # the host checks and the VM's own health) and fails on any failure.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
 tree=$(sp_tree)
+debug=${DEBUG:-}
 scripts=$SP_TOP/scripts
-tap=$SP_LOGS/check-$tree.tap
 start=$(date +%s)
+case $tree:$debug in
+base:1) die "DEBUG=1 is the patched series' debug kernel: not with BASE=1" ;;
+base:*) debug=0 ;;
+*:1) tree=debug ;;
+*:0 | *:) ;;
+*) die "DEBUG=$debug: 1 (only the debug kernel), 0 (none) or unset" ;;
+esac
+tap=$SP_LOGS/check-$tree.tap
 
 bash "$scripts/deps.sh"
 bash "$scripts/base-tree.sh"
@@ -53,41 +68,72 @@ host_check "shellcheck of scripts and selftests" \
 
 host_check "VM runner returns the job's status and fails on a guest crash" \
 	bash "$scripts/test-harness.sh" "$kernel"
+[ "$tree" != patched ] || host_check "make bench smoke: one point under -icount, JSON, table, plot" \
+	bash "$scripts/bench.sh" --smoke
 
-# Without TESTS, run every installed dm-poll test but the known issues,
-# each of which is reported as skipped with its reason.
-tests=${TESTS:-}
-if [ -z "$tests" ]; then
+# all_tests: every installed dm-poll test but the known issues, each of
+# which is reported as skipped with its reason.
+all_tests() {
+	local t why list=''
+
 	while read -r t; do
 		why=$(awk -v t="$t" '$1 == t { $1 = ""; sub(/^ /, ""); print }' "$scripts/known-issues")
 		if [ -n "$why" ]; then
 			echo "ok - known issue: $t # SKIP $why" >>"$tap"
 		else
-			tests="$tests $t"
+			list="$list $t"
 		fi
 	done < <(sed -n 's/^dm-poll://p' "$SP_BUILD/initramfs/kselftest/kselftest-list.txt")
+	echo "$list"
+}
+
+# vm_suite NAME KERNEL TIMEOUT TESTS [VM-RUN-OPTION...]: the kselftests in
+# one VM, their TAP into $tap, and two lines of the VM's own health.
+vm_rc=0
+vm_suite() {
+	local name=$1 kernel=$2 timeout=$3 tests=$4 out plan results
+	shift 4
+
+	say "check: dm-poll kselftests in the VM ($name)"
+	# shellcheck disable=SC2086 # a word list
+	bash "$scripts/vm-run.sh" --name "$name" --timeout "$timeout" "$@" \
+		"$kernel" check $tests || vm_rc=1
+	out=$SP_LOGS/$name.out
+	tr -d '\r' <"$out" >>"$tap"
+	plan=$(tr -d '\r' <"$out" | sed -n 's/^1\.\.\([0-9]*\)$/\1/p')
+	results=$(tr -d '\r' <"$out" | grep -cE '^(not )?ok [0-9]+ selftests: ' || true)
+	if [ -n "$plan" ] && [ "$plan" != 0 ] && [ "$plan" = "$results" ]; then
+		echo "ok - $name: kselftest runner reported all $plan tests it planned" >>"$tap"
+	else
+		echo "not ok - $name: kselftest plan ${plan:-missing}, $results results" >>"$tap"
+	fi
+	if grep -q '^STACKPOLL-EXIT' "$out" && [ ! -s "$SP_LOGS/$name.trouble" ]; then
+		echo "ok - $name: guest ran to completion, kernel log clean" >>"$tap"
+	else
+		echo "not ok - $name: guest died, timed out, or logged an oops/WARN/KASAN/lockdep/hang/NVMe timeout" >>"$tap"
+	fi
+}
+
+# The debug kernel runs several times slower under TCG: its soft lockup
+# and RCU stall detectors fire on the emulation's own stalls, not the
+# guest's; hung tasks are still reported, after 5 minutes.
+debug_append="panic_on_warn=1 nowatchdog rcupdate.rcu_cpu_stall_timeout=300"
+debug_append="$debug_append sysctl.kernel.hung_task_timeout_secs=300"
+
+tests=${TESTS:-$(all_tests)}
+if [ "$tree" = debug ]; then
+	vm_suite check-debug "$kernel" 5400 "$tests" --append "$debug_append"
+else
+	vm_suite "check-$tree" "$kernel" 1800 "$tests"
 fi
 
-say "check: dm-poll kselftests in the VM ($tree kernel)"
-# shellcheck disable=SC2086 # a word list
-if bash "$scripts/vm-run.sh" --name "check-$tree" "$kernel" check $tests; then
-	vm_rc=0
-else
-	vm_rc=$?
-fi
-out=$SP_LOGS/check-$tree.out
-tr -d '\r' <"$out" >>"$tap"
-plan=$(tr -d '\r' <"$out" | sed -n 's/^1\.\.\([0-9]*\)$/\1/p')
-results=$(tr -d '\r' <"$out" | grep -cE '^(not )?ok [0-9]+ selftests: ' || true)
-if [ -n "$plan" ] && [ "$plan" != 0 ] && [ "$plan" = "$results" ]; then
-	echo "ok - vm: kselftest runner reported all $plan tests it planned" >>"$tap"
-else
-	echo "not ok - vm: kselftest plan ${plan:-missing}, $results results" >>"$tap"
-fi
-if grep -q '^STACKPOLL-EXIT' "$out" && [ ! -s "$SP_LOGS/check-$tree.trouble" ]; then
-	echo "ok - vm: guest ran to completion, kernel log clean" >>"$tap"
-else
-	echo "not ok - vm: guest died, timed out, or logged an oops/WARN/hang/NVMe timeout" >>"$tap"
+if [ "$tree" = patched ] && [ "$debug" != 0 ]; then
+	say "check: the debug kernel"
+	debug_kernel=$(bash "$scripts/build-kernel.sh" debug)
+	host_check "dmp_fault test module builds against the debug kernel" \
+		bash "$scripts/build-module.sh" debug
+	vm_suite check-debug "$debug_kernel" 2400 \
+		"$(grep -v '^#' "$scripts/debug-tests" | tr '\n' ' ')" --append "$debug_append"
 fi
 
 # Count KTAP results: the test cases of every kselftest ("# ok N ..." one

@@ -9,6 +9,7 @@
 #   --timeout SEC    hard limit for the whole VM run (default 1800)
 #   --icount         deterministic guest time (-icount shift=0,sleep=off):
 #                    guest time counts guest instructions
+#   --append ARGS    more kernel command line (e.g. panic_on_warn=1)
 #
 # Output: build/logs/NAME.console (serial console, kernel log) and
 # build/logs/NAME.out (the job's output, from the second serial port).
@@ -22,12 +23,13 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-name='' timeout=1800 icount=''
+name='' timeout=1800 icount='' extra=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--name) name=$2; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--icount) icount=1; shift ;;
+	--append) extra=$2; shift 2 ;;
 	--) shift; break ;;
 	-*) die "vm-run.sh: unknown option $1" ;;
 	*) break ;;
@@ -73,7 +75,7 @@ cat "$initrd" "$vm/args.cpio" ${modules_cpio:+"$modules_cpio"} >"$vm/initrd.cpio
 append="console=ttyS0 panic=-1 loglevel=6 slab_nomerge"
 append="$append nvme.poll_queues=2 virtio_blk.poll_queues=1"
 append="$append null_blk.nr_devices=0 null_blk.poll_queues=2"
-append="$append sp.nvme=2 sp.job=$job"
+append="$append sp.nvme=2 sp.job=$job${extra:+ $extra}"
 
 accel=(-accel tcg)
 [ -n "$icount" ] && accel=(-accel "tcg,thread=single" -icount "shift=0,sleep=off")

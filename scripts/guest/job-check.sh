@@ -11,6 +11,10 @@ if [ $# -gt 0 ]; then
 		sel+=(-t "dm-poll:$t")
 	done
 fi
+# On a kernel with kmemleak (make check DEBUG=1), forget what boot left
+# behind, so that the scan after the tests reports only what they leaked.
+kmemleak=/sys/kernel/debug/kmemleak
+[ -e "$kmemleak" ] && echo clear >"$kmemleak"
 # The runner's own exit status does not reflect failures: read its TAP,
 # which must hold as many results as its plan announced, and no failure.
 ./run_kselftest.sh "${sel[@]}" | tee /tmp/ksft.tap
@@ -20,4 +24,21 @@ if [ -z "$plan" ] || [ "$plan" = 0 ] || [ "$plan" != "$results" ]; then
 	echo "# job-check: plan ${plan:-missing}, $results results"
 	exit 1
 fi
-! grep -q '^not ok' /tmp/ksft.tap
+rc=0
+grep -q '^not ok' /tmp/ksft.tap && rc=1
+if [ -e "$kmemleak" ]; then
+	# kmemleak reports an object only once it has stayed unreferenced
+	# for five seconds and through a scan: scan, wait, scan again.
+	echo scan >"$kmemleak"
+	sleep 6
+	echo scan >"$kmemleak"
+	leaks=$(grep -c '^unreferenced object' "$kmemleak")
+	if [ "$leaks" = 0 ]; then
+		echo "ok - vm: kmemleak finds no leak after the tests"
+	else
+		echo "not ok - vm: kmemleak: $leaks unreferenced objects after the tests"
+		sed 's/^/# /' "$kmemleak" | head -n 200
+		rc=1
+	fi
+fi
+exit "$rc"

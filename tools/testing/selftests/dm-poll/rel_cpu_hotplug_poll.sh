@@ -5,8 +5,11 @@
 # md.  Offlining drains the CPU's hardware queues, which for poll queues
 # only the rings' own polling can do, migrates the rings, and frees the
 # CPU's per-cpu bio caches (bio_cpu_dead()) while clones from them may be
-# in flight.  Every I/O must complete, with its data.
+# in flight.  The same through dmp_fault, whose clones also go from a
+# workqueue and are retried after BLK_STS_AGAIN.  Every I/O must
+# complete, with its data.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/fault_lib.sh"
 
 CPU=/sys/devices/system/cpu/cpu1/online
 
@@ -15,7 +18,7 @@ dmp_require_cmds dmsetup mdadm
 dmp_get_nvme_devs 2
 a=${DMP_NVME[0]} b=${DMP_NVME[1]}
 [ -w "$CPU" ] || dmp_skip_all "needs CPU hotplug of cpu1 ($CPU)"
-trap 'echo 1 >"$CPU"; dmp_cleanup' EXIT
+trap 'echo 1 >"$CPU"; dmpf_unload >/dev/null 2>&1; dmp_cleanup' EXIT
 
 # cpu_off_on: take cpu1 offline and bring it back.
 cpu_off_on()
@@ -30,7 +33,7 @@ cpu_off_on()
 }
 
 ktap_print_header
-ktap_set_plan 3
+ktap_set_plan 5
 # 4 KiB chunks: most bios are split, so each has several links.
 dmp_dm_create hp-striped "0 131072 striped 2 8 $a 0 $b 0" ||
 	ktap_exit_fail_msg "cannot create dm-striped"
@@ -44,4 +47,16 @@ dmp_cleanup
 
 dmp_md_create 0 --chunk=4 -- "$a" "$b" || ktap_exit_fail_msg "cannot create md raid0"
 dmp_rings_under_load "md raid0: cpu1 offline and online" "$DMP_NODE" 4 10 cpu_off_on
+dmp_cleanup
+
+if [ -f "$DMPF_KO" ]; then
+	dmpf_load "$a" clones=4 wq_every=5 fail_every=7 fail_status=again ||
+		ktap_exit_fail_msg "cannot load dmp_fault on $a"
+	dmp_rings_under_load "dmp_fault (4 clones, wq, AGAIN retried): cpu1 offline and online" \
+		"$DMPF_DEV" 4 10 cpu_off_on
+	dmpf_check_unload "dmp_fault after cpu hotplug" "$a"
+else
+	ktap_test_skip "dmp_fault: no $DMPF_KO"
+	ktap_test_skip "dmp_fault unload: no $DMPF_KO"
+fi
 ktap_finished

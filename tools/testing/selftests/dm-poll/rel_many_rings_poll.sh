@@ -5,8 +5,11 @@
 # its own ring, write and read back their slices of dm-striped, of
 # dm-linear over it and of md raid0, for 10 s each.  Rings poll each
 # other's bios through reused pointers (see dm_rings_poll.sh) and share
-# the poll queues.  Every I/O must complete within 5 s, with its data.
+# the poll queues.  And 16 rings on dmp_fault, each bio cut into 8
+# clones, some sent from a workqueue, with stray polls of the bio
+# submitted last.  Every I/O must complete within 5 s, with its data.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/fault_lib.sh"
 
 dmp_require_root
 dmp_require_cmds dmsetup mdadm
@@ -14,7 +17,7 @@ dmp_get_nvme_devs 2
 a=${DMP_NVME[0]} b=${DMP_NVME[1]}
 
 ktap_print_header
-ktap_set_plan 3
+ktap_set_plan 5
 dmp_dm_create many-striped "0 131072 striped 2 8 $a 0 $b 0" ||
 	ktap_exit_fail_msg "cannot create dm-striped"
 striped=$DMP_NODE
@@ -25,4 +28,15 @@ dmp_rings_under_load "dm-linear over dm-striped" "$DMP_NODE" 16 1 sleep 10
 dmp_cleanup
 dmp_md_create 0 --chunk=4 -- "$a" "$b" || ktap_exit_fail_msg "cannot create md raid0"
 dmp_rings_under_load "md raid0" "$DMP_NODE" 16 1 sleep 10
+dmp_cleanup
+
+if [ -f "$DMPF_KO" ]; then
+	dmpf_load "$a" clones=8 wq_every=9 stray_poll=1 ||
+		ktap_exit_fail_msg "cannot load dmp_fault on $a"
+	dmp_rings_under_load "dmp_fault (8 clones, wq, stray polls)" "$DMPF_DEV" 16 1 sleep 10
+	dmpf_check_unload "dmp_fault after 16 rings" "$a"
+else
+	ktap_test_skip "dmp_fault: no $DMPF_KO"
+	ktap_test_skip "dmp_fault unload: no $DMPF_KO"
+fi
 ktap_finished

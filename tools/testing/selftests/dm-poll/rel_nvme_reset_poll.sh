@@ -5,8 +5,10 @@
 # through them.  A reset tears down the poll queues with requests on them
 # and requeues those; the stacked devices' links wait for them until the
 # queues are back.  Every I/O must complete, with its data: the same as
-# on the raw namespace, which is checked first.
+# on the raw namespace, which is checked first.  The same through
+# dmp_fault, with clones from a workqueue and retried after BLK_STS_AGAIN.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/fault_lib.sh"
 
 dmp_require_root
 dmp_require_cmds dmsetup mdadm
@@ -26,7 +28,7 @@ reset_both()
 }
 
 ktap_print_header
-ktap_set_plan 3
+ktap_set_plan 5
 dmp_rings_under_load "raw $a and $b: controller resets" "$a" 2 3 reset_both
 dmp_dm_create reset-striped "0 131072 striped 2 8 $a 0 $b 0" ||
 	ktap_exit_fail_msg "cannot create dm-striped"
@@ -34,4 +36,16 @@ dmp_rings_under_load "dm-striped: controller resets" "$DMP_NODE" 4 3 reset_both
 dmp_cleanup
 dmp_md_create 0 --chunk=4 -- "$a" "$b" || ktap_exit_fail_msg "cannot create md raid0"
 dmp_rings_under_load "md raid0: controller resets" "$DMP_NODE" 4 3 reset_both
+dmp_cleanup
+
+if [ -f "$DMPF_KO" ]; then
+	dmpf_load "$a" clones=4 wq_every=5 fail_every=7 fail_status=again ||
+		ktap_exit_fail_msg "cannot load dmp_fault on $a"
+	dmp_rings_under_load "dmp_fault (4 clones, wq, AGAIN retried): controller resets" \
+		"$DMPF_DEV" 4 3 reset_both
+	dmpf_check_unload "dmp_fault after controller resets" "$a"
+else
+	ktap_test_skip "dmp_fault: no $DMPF_KO"
+	ktap_test_skip "dmp_fault unload: no $DMPF_KO"
+fi
 ktap_finished
