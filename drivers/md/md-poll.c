@@ -45,9 +45,12 @@ static void md_poll_lower_endio(struct bio *lower)
 	 * waits for a tag; that is all it meant.  raid1 and raid10 take a
 	 * failed REQ_NOWAIT read for one its caller would rather see fail
 	 * than wait for, and do not try another mirror: a device error would
-	 * reach the submitter although a mirror holds the data.
+	 * reach the submitter although a mirror holds the data.  Leave it on
+	 * BLK_STS_NOTSUPP, which polling or REQ_NOWAIT itself may cause (a
+	 * member that lost its poll queues): no mirror is to blame for it.
 	 */
-	lower->bi_opf &= ~REQ_NOWAIT;
+	if (lower->bi_status && lower->bi_status != BLK_STS_NOTSUPP)
+		lower->bi_opf &= ~REQ_NOWAIT;
 	/* Pairs with the acquires in md_poll_one(): the status is set */
 	smp_store_release(&node->done, true);
 }

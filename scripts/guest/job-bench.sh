@@ -33,45 +33,50 @@ reps=${3:-2}
 ndev=8
 [ "$mode" = smoke ] && { reps=1; ndev=2; }
 
-# fio_point STACK DEV WORKLOAD HIPRI REP: one POINT line.
+# fio_point STACK DEV WORKLOAD HIPRI REP: one POINT line.  Registered
+# buffers (--fixedbufs): pinning user pages for each I/O costs a number of
+# instructions that varies from run to run by up to 20% for 64k I/O, and is
+# the same whatever the stack below.
 fio_point()
 {
-	local stack=$1 dev=$2 workload=$3 hipri=$4 rep=$5 args terse iops kb bs
+	local stack=$1 dev=$2 workload=$3 hipri=$4 rep=$5 args sums rw=read bs
 
-	args=(--rw=randread --bs=4k --iodepth=16 --numjobs=1)
+	args=(--rw=randread --bs=4k --iodepth=16)
 	case $workload in
 	4k-randread-qd1) args=(--rw=randread --bs=4k --iodepth=1) ;;
 	4k-randread-qd16) ;;
 	4k-randread-qd128) args=(--rw=randread --bs=4k --iodepth=128) ;;
 	64k-randread-qd16) args=(--rw=randread --bs=64k --iodepth=16) ;;
-	4k-randwrite-qd16) args=(--rw=randwrite --bs=4k --iodepth=16) ;;
+	4k-randwrite-qd16) args=(--rw=randwrite --bs=4k --iodepth=16) rw=write ;;
 	4k-randread-qd16-2jobs) args+=(--numjobs=2) ;;
 	*) echo "# bench: unknown workload $workload"; return 1 ;;
 	esac
 	fio --name=bench --filename="$dev" --ioengine=io_uring --direct=1 \
-		--hipri="$hipri" "${args[@]}" --group_reporting \
+		--hipri="$hipri" --fixedbufs "${args[@]}" \
 		--time_based --runtime="$runtime" --ramp_time=0.2 \
 		--norandommap --randrepeat=1 --output-format=terse \
 		--terse-version=3 >/tmp/fio.terse 2>/tmp/fio.err
-	terse=$(grep -m1 '^3;' /tmp/fio.terse)
 	if grep -q 'err=95' /tmp/fio.terse /tmp/fio.err; then
 		echo "POINT|$stack|$workload|$hipri|$rep|EOPNOTSUPP"
 		return
 	fi
-	if [ -z "$terse" ] || [ "$(cut -d';' -f5 <<<"$terse")" != 0 ]; then
+	# One terse line per job, summed (a group's IOPS would divide by the
+	# longest job's runtime).  Terse v3: read kB 6, IOPS 8; write kB 47,
+	# IOPS 49; CPU usr 88, sys 89; error 5.
+	bs=${args[1]#--bs=}
+	sums=$(awk -F';' -v rw="$rw" -v bs="${bs%k}" '
+		$1 == 3 {
+			n++; err += $5
+			if (rw == "write") { kb += $47; iops += $49 } else { kb += $6; iops += $8 }
+			usr += $88; sys += $89
+		}
+		END { if (n && !err) printf "%d|%d|%.1f%%|%.1f%%", iops, kb / bs, usr / n, sys / n }' \
+		/tmp/fio.terse)
+	if [ -z "$sums" ]; then
 		echo "POINT|$stack|$workload|$hipri|$rep|failed: $(head -c 200 /tmp/fio.err | tr '\n|' '  ')"
 		return
 	fi
-	# terse v3: read kB 6, read IOPS 8; write kB 47, write IOPS 49;
-	# CPU usr 88, sys 89
-	if [ "${args[0]}" = --rw=randwrite ]; then
-		kb=$(cut -d';' -f47 <<<"$terse") iops=$(cut -d';' -f49 <<<"$terse")
-	else
-		kb=$(cut -d';' -f6 <<<"$terse") iops=$(cut -d';' -f8 <<<"$terse")
-	fi
-	bs=${args[1]#--bs=}
-	bs=${bs%k}
-	echo "POINT|$stack|$workload|$hipri|$rep|$iops|$((kb / bs))|$(cut -d';' -f88 <<<"$terse")|$(cut -d';' -f89 <<<"$terse")"
+	echo "POINT|$stack|$workload|$hipri|$rep|$sums"
 }
 
 # bio_net: bio objects allocated and not yet freed, over every bio slab,
@@ -112,7 +117,7 @@ alloc_cache()
 	for hipri in 1 0; do
 		before=$(dmp_bio_slab_allocs)
 		fio --name=alloc --filename="$dev" --ioengine=io_uring --direct=1 \
-			--hipri="$hipri" --rw=randread --bs=4k --iodepth=16 \
+			--hipri="$hipri" --fixedbufs --rw=randread --bs=4k --iodepth=16 \
 			--number_ios=4096 --norandommap --randrepeat=1 \
 			--output-format=terse --terse-version=3 >/tmp/fio.terse 2>/tmp/fio.err
 		if grep -q 'err=95' /tmp/fio.terse /tmp/fio.err; then
