@@ -13,7 +13,8 @@ DMPF_KO=${DMPF_KO:-/lib/modules/stackpoll/dmp_fault.ko}
 DMPF_SYS=/sys/module/dmp_fault
 DMPF_PARAMS=$DMPF_SYS/parameters
 DMPF_DEV=/dev/dmpfault0
-DMPF_STATS="clones linked polled wq unpolled failed retried delayed stray inflight"
+DMPF_STATS="clones linked polled wq unpolled failed retried delayed stray stray_found
+inflight"
 # The bio slabs before the module was first loaded: none of its own may
 # be left after it is unloaded.
 DMPF_SLABS_BEFORE=
@@ -74,9 +75,11 @@ dmpf_set()
 }
 
 # dmpf_knobs KNOB=VALUE...: every knob at its default but those given.
-# The knobs change one by one, under I/O if there is any: fail_every goes
-# to 0 before fail_status changes, and fail_status is set before
-# fail_every, so that no clone fails with the other status meanwhile.
+# The knobs change one by one, under I/O if there is any.  The module
+# keeps fail_every and fail_status in one word, so a clone sees a pair
+# that they had at some point: fail_every goes to 0 before fail_status
+# changes, and fail_status is set before fail_every, so that no pair
+# fails clones with the status of the other setting.
 dmpf_knobs()
 {
 	local kv first=() rest=()
@@ -162,16 +165,16 @@ dmpf_counters()
 	done
 }
 
-# dmpf_conds "COND...": true if every COND holds, NAME=VALUE, NAME>VALUE
-# or NAME<VALUE, where either side is a dmpf_value; DMPF_BAD lists those
-# that do not.
+# dmpf_conds "COND...": true if every COND holds, NAME=VALUE, NAME>VALUE,
+# NAME<VALUE, NAME>=VALUE or NAME<=VALUE, where either side is a
+# dmpf_value; DMPF_BAD lists those that do not.
 dmpf_conds()
 {
 	local c l r
 
 	DMPF_BAD=
 	for c in $1; do
-		if ! [[ $c =~ ^([a-z0-9_]+)([=\<\>])([a-z0-9_]+)$ ]]; then
+		if ! [[ $c =~ ^([a-z0-9_]+)(\>=|\<=|=|\<|\>)([a-z0-9_]+)$ ]]; then
 			DMPF_BAD="$DMPF_BAD bad-condition:$c"
 			continue
 		fi
@@ -181,6 +184,8 @@ dmpf_conds()
 		=) [ "$l" -eq "$r" ] ;;
 		\<) [ "$l" -lt "$r" ] ;;
 		\>) [ "$l" -gt "$r" ] ;;
+		\>=) [ "$l" -ge "$r" ] ;;
+		\<=) [ "$l" -le "$r" ] ;;
 		esac || DMPF_BAD="$DMPF_BAD $c($l,$r)"
 	done
 	[ -z "$DMPF_BAD" ]

@@ -20,15 +20,18 @@
  *   fail_status=S   sending it: "eio" must reach the submitter as -EIO;
  *                   "again" is handled like a BLK_STS_AGAIN from the lower
  *                   device, by sending the clone again from a worker, so
- *                   the submitter sees success and the data lands
+ *                   the submitter sees success and the data lands.  A
+ *                   clone reads both knobs at once: it fails with the
+ *                   status that went with the fail_every that picked it
  *   delay_us=N      complete each clone N microseconds after the lower
  *                   device did: a polled clone is not reported done before
  *                   that, a clone completed by interrupt completes from
  *                   delayed work
  *   stray_poll=1    each ->poll_bio() also polls the polled bio submitted
- *                   last, whoever's it is and whatever it has become, the
- *                   way io_uring polls a bio through a stale pointer: the
- *                   poll list must cope with concurrent and stray pollers
+ *                   last, until its first clone finishes, whoever's it is
+ *                   and whatever it has become meanwhile, the way io_uring
+ *                   polls a bio through a stale pointer: the poll list
+ *                   must cope with concurrent and stray pollers
  *
  * A clone that more than one knob picks is failed if fail_every picks it,
  * else sent from the workqueue if wq_every picks it.  All knobs can be
@@ -45,18 +48,25 @@
  *
  * Clones are not cut to the lower device's limits: it splits what it
  * must, and fails a REQ_NOWAIT clone it would have to split with
- * BLK_STS_AGAIN, which is retried like any other.
+ * BLK_STS_AGAIN, which is retried like any other.  A clone the lower
+ * device refuses with BLK_STS_NOTSUPP because of REQ_POLLED or REQ_NOWAIT
+ * (it lost its poll queues, say) is sent again without them.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
 #include <linux/bio.h>
+#include <linux/bits.h>
 #include <linux/blk-stack-poll.h>
 #include <linux/blkdev.h>
 #include <linux/file.h>
+#include <linux/jiffies.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
 #include <linux/workqueue.h>
@@ -64,6 +74,8 @@
 #define DMPF_NAME		"dmpfault0"
 #define DMPF_MAX_CLONES		16
 #define DMPF_MAX_DELAY_US	1000000U
+/* Times a clone is sent again before it fails with BLK_STS_IOERR */
+#define DMPF_MAX_RETRIES	3
 
 /**
  * struct dmpf_knob - a runtime-writable unsigned integer parameter
@@ -77,13 +89,25 @@ struct dmpf_knob {
 	unsigned int	max;
 };
 
-static struct dmpf_knob dmpf_clones = { .val = 1, .min = 1, .max = DMPF_MAX_CLONES };
+static struct dmpf_knob dmpf_clones = {
+	.val = 1, .min = 1, .max = DMPF_MAX_CLONES
+};
+
 static struct dmpf_knob dmpf_wq_every = { .max = UINT_MAX };
 static struct dmpf_knob dmpf_nopoll_every = { .max = UINT_MAX };
-static struct dmpf_knob dmpf_fail_every = { .max = UINT_MAX };
 static struct dmpf_knob dmpf_delay_us = { .max = DMPF_MAX_DELAY_US };
 static struct dmpf_knob dmpf_stray_poll = { .max = 1 };
-static blk_status_t dmpf_fail_status = BLK_STS_IOERR;
+
+/*
+ * fail_every and fail_status in one word, which a clone reads once: knobs
+ * changed under I/O never make a clone fail with the fail_status of one
+ * setting at the fail_every of another.  Writers are serialised by the
+ * module's parameter lock (kernel_param_lock()); each changes its part.
+ */
+#define DMPF_FAIL_EVERY		GENMASK_ULL(31, 0)
+/* fail_status=again, else eio */
+#define DMPF_FAIL_AGAIN		BIT_ULL(32)
+static atomic64_t dmpf_fail = ATOMIC64_INIT(0);
 
 enum dmpf_stat {
 	DMPF_STAT_CLONES,	/* clones made */
@@ -95,6 +119,7 @@ enum dmpf_stat {
 	DMPF_STAT_RETRIED,	/* sent again after BLK_STS_AGAIN */
 	DMPF_STAT_DELAYED,	/* completed late by delay_us */
 	DMPF_STAT_STRAY,	/* stray polls made by stray_poll */
+	DMPF_STAT_STRAY_FOUND,	/* stray polls that found links to poll */
 	DMPF_STAT_INFLIGHT,	/* clones not yet freed */
 	DMPF_NR_STATS
 };
@@ -104,18 +129,31 @@ static atomic_long_t dmpf_stats[DMPF_NR_STATS];
 static atomic_long_t dmpf_seq;
 
 /*
- * For stray_poll: the polled upper bio submitted last, while none of its
- * references has been dropped, else NULL.  Set when its submission starts,
- * cleared (if still it) before each drop of a reference, so a non-NULL
- * value names a bio that has not completed when read.  Polled bios come
- * from bio_sets, whose slabs are SLAB_TYPESAFE_BY_RCU: read under
- * rcu_read_lock(), the bio may complete and be reused, but stays a bio
- * until rcu_read_unlock(), which is what bio_poll() asks of a poller that
- * did not submit it.
+ * For stray_poll: the polled upper bio submitted last, until the first of
+ * its clones drops its reference, else NULL.  Set before its first clone
+ * is sent, cleared (if still it) by each clone before the clone drops its
+ * reference.  The reference the upper bio came with, dropped when its
+ * submission ends, leaves the pointer alone: that drop is not the final
+ * one while a clone holds a reference, and once none does, each clone has
+ * cleared the pointer before its drop.  So a non-NULL value names a bio
+ * that has not completed when read.  Polled bios come from bio_sets, whose
+ * slabs are SLAB_TYPESAFE_BY_RCU: read under rcu_read_lock(), the bio may
+ * complete and be reused, but stays a bio until rcu_read_unlock(), which
+ * is what bio_poll() asks of a poller that did not submit it.
  */
 static struct bio *dmpf_last_upper;
-/* Stray polls in progress: one at a time, and never from a stray poll. */
-static atomic_t dmpf_stray_active;
+/*
+ * The task making a stray poll, else NULL: one stray poll at a time, and
+ * none from within one.  dmpf_stray_found, which only that task touches,
+ * says whether its poll found links.
+ */
+static struct task_struct *dmpf_stray_task;
+static bool dmpf_stray_found;
+
+/*
+ * Serialises the submitters that wait for clones; see dmpf_alloc_clones().
+ */
+static DEFINE_MUTEX(dmpf_alloc_lock);
 
 static char *lower;
 module_param(lower, charp, 0444);
@@ -126,7 +164,8 @@ MODULE_PARM_DESC(lower, "path of the block device to stack on (required)");
  * @disk: /dev/dmpfault0
  * @lower_file: the lower device, opened exclusively with @disk as holder
  * @lower_bdev: its block device
- * @bs: where the clones come from, with a struct dmpf_clone around each
+ * @bs: where the clones come from, with a struct dmpf_clone around each;
+ *	its reserve holds all the clones of one bio (dmpf_alloc_clones())
  * @wq: sends clones for wq_every and after BLK_STS_AGAIN, and completes
  *	delayed clones that are not polled
  */
@@ -154,6 +193,7 @@ enum dmpf_work {
  * @work: sends or completes the clone from @dmpf.wq
  * @next_work: what @work does; set before each queueing, which orders it
  * @ready_ns: with delay_us, when a polled clone may be reported done
+ * @retries: times the clone was sent again
  * @linked: linked to @upper; its poller completes it
  * @done: the lower device completed the clone; written once, with release,
  *	by its ->bi_end_io, read with acquire by the poller
@@ -165,30 +205,26 @@ struct dmpf_clone {
 	struct delayed_work	work;
 	enum dmpf_work		next_work;
 	u64			ready_ns;
+	unsigned int		retries;
 	bool			linked;
 	bool			done;
 	struct bio		bio;
 };
 
+static void dmpf_stat_add(enum dmpf_stat stat, long n)
+{
+	atomic_long_add(n, &dmpf_stats[stat]);
+}
+
 static void dmpf_stat_inc(enum dmpf_stat stat)
 {
-	atomic_long_inc(&dmpf_stats[stat]);
+	dmpf_stat_add(stat, 1);
 }
 
-/* Whether an every-K knob picks clone number @seq; 0 is off. */
-static bool dmpf_every(const struct dmpf_knob *knob, unsigned long seq)
+/* Whether an every-K knob at @k picks clone number @seq; 0 is off. */
+static bool dmpf_every(unsigned int k, unsigned long seq)
 {
-	unsigned int k = READ_ONCE(knob->val);
-
 	return k && seq % k == 0;
-}
-
-/* Drop a reference on @upper, which may complete it. */
-static void dmpf_put_upper(struct bio *upper)
-{
-	/* Not to be polled as the last upper bio once it may complete */
-	cmpxchg(&dmpf_last_upper, upper, NULL);
-	bio_endio(upper);
 }
 
 /*
@@ -203,10 +239,12 @@ static void dmpf_clone_finish(struct dmpf_clone *c)
 	blk_status_t status = c->bio.bi_status;
 
 	bio_put(&c->bio);
-	atomic_long_dec(&dmpf_stats[DMPF_STAT_INFLIGHT]);
+	dmpf_stat_add(DMPF_STAT_INFLIGHT, -1);
 	if (status)
 		WRITE_ONCE(upper->bi_status, status);
-	dmpf_put_upper(upper);
+	/* Not to be polled as the last upper bio once it may complete */
+	cmpxchg(&dmpf_last_upper, upper, NULL);
+	bio_endio(upper);
 }
 
 static void dmpf_queue(struct dmpf_clone *c, enum dmpf_work what,
@@ -227,13 +265,17 @@ static void dmpf_work_fn(struct work_struct *work)
 		/*
 		 * Here the clone may wait for a tag, so it goes without
 		 * REQ_NOWAIT, and without REQ_POLLED: this worker polls
-		 * nothing.  A linked clone stays linked: its poller sees it
-		 * done once the interrupt completed it.
+		 * nothing, and the lower device may have stopped polling.
+		 * A linked clone stays linked: its poller sees it done once
+		 * the interrupt completed it.
 		 */
 		clone->bi_status = BLK_STS_OK;
 		clone->bi_opf &= ~(REQ_NOWAIT | REQ_POLLED);
-		/* bio_endio() dropped the cgroup association; take ours */
-		bio_associate_blkg(clone);
+		/*
+		 * bio_endio() dropped the cgroup association: take the upper
+		 * bio's again, which the clone holds, not this worker's.
+		 */
+		bio_clone_blkg_association(clone, c->upper);
 		fallthrough;
 	case DMPF_WORK_SUBMIT:
 		submit_bio_noacct(clone);
@@ -244,21 +286,42 @@ static void dmpf_work_fn(struct work_struct *work)
 	}
 }
 
+/*
+ * Whether to send @c again from the worker, after the lower device failed
+ * it with a status that the submitter must not see: BLK_STS_AGAIN, for a
+ * REQ_NOWAIT clone it had no room for or by fail_status=again, or
+ * BLK_STS_NOTSUPP for a clone with REQ_POLLED or REQ_NOWAIT that it could
+ * not take (it lost its poll queues, say).  The submitter would only see
+ * the error when polling, too late to retry: io_uring takes a late -EAGAIN
+ * of a polled request for success.  Nor may this context wait for room,
+ * which the submitter's own polled clones may hold.
+ *
+ * Sent again without REQ_NOWAIT and REQ_POLLED, a clone is seldom failed
+ * that way again, but a device below may still do so, so the times are
+ * bounded: then @c fails with BLK_STS_IOERR.
+ */
+static bool dmpf_retry(struct dmpf_clone *c)
+{
+	struct bio *clone = &c->bio;
+
+	if (clone->bi_status != BLK_STS_AGAIN &&
+	    (clone->bi_status != BLK_STS_NOTSUPP ||
+	     !(clone->bi_opf & (REQ_POLLED | REQ_NOWAIT))))
+		return false;
+	if (c->retries == DMPF_MAX_RETRIES) {
+		clone->bi_status = BLK_STS_IOERR;
+		return false;
+	}
+	c->retries++;
+	return true;
+}
+
 static void dmpf_clone_endio(struct bio *clone)
 {
 	struct dmpf_clone *c = container_of(clone, struct dmpf_clone, bio);
 	unsigned int delay_us;
 
-	/*
-	 * No room below for a REQ_NOWAIT clone, or fail_status=again.  The
-	 * submitter would only see the error when polling, too late to
-	 * retry: io_uring takes a late -EAGAIN of a polled request for
-	 * success.  Nor may this context wait for room, which the
-	 * submitter's own polled clones may hold.  Send the clone again
-	 * from the worker.  That one goes without REQ_NOWAIT, so a device
-	 * below cannot fail it with BLK_STS_AGAIN again.
-	 */
-	if (clone->bi_status == BLK_STS_AGAIN) {
+	if (dmpf_retry(c)) {
 		dmpf_stat_inc(DMPF_STAT_RETRIED);
 		dmpf_queue(c, DMPF_WORK_RETRY, 0);
 		return;
@@ -289,6 +352,7 @@ static void dmpf_clone_endio(struct bio *clone)
 static void dmpf_send(struct dmpf_clone *c, struct bio *upper)
 {
 	struct bio *clone = &c->bio;
+	u64 fail_knobs = atomic64_read(&dmpf_fail);
 	blk_status_t fail = BLK_STS_OK;
 	unsigned long seq;
 
@@ -296,15 +360,17 @@ static void dmpf_send(struct dmpf_clone *c, struct bio *upper)
 	c->linked = false;
 	c->done = false;
 	c->ready_ns = 0;
+	c->retries = 0;
 	INIT_DELAYED_WORK(&c->work, dmpf_work_fn);
 	clone->bi_end_io = dmpf_clone_endio;
 	dmpf_stat_inc(DMPF_STAT_CLONES);
 
 	seq = atomic_long_inc_return(&dmpf_seq);
-	if (dmpf_every(&dmpf_fail_every, seq)) {
-		fail = READ_ONCE(dmpf_fail_status);
+	if (dmpf_every(fail_knobs & DMPF_FAIL_EVERY, seq)) {
+		fail = fail_knobs & DMPF_FAIL_AGAIN ? BLK_STS_AGAIN :
+						      BLK_STS_IOERR;
 		dmpf_stat_inc(DMPF_STAT_FAILED);
-	} else if (dmpf_every(&dmpf_wq_every, seq)) {
+	} else if (dmpf_every(READ_ONCE(dmpf_wq_every.val), seq)) {
 		/*
 		 * Sent later, from another context: the poll list's rules
 		 * say not linked, so not polled.  The worker may wait.
@@ -313,7 +379,7 @@ static void dmpf_send(struct dmpf_clone *c, struct bio *upper)
 		dmpf_stat_inc(DMPF_STAT_WQ);
 		dmpf_queue(c, DMPF_WORK_SUBMIT, 0);
 		return;
-	} else if (dmpf_every(&dmpf_nopoll_every, seq)) {
+	} else if (dmpf_every(READ_ONCE(dmpf_nopoll_every.val), seq)) {
 		bio_clear_polled(clone);
 		dmpf_stat_inc(DMPF_STAT_UNPOLLED);
 	}
@@ -335,41 +401,87 @@ static void dmpf_send(struct dmpf_clone *c, struct bio *upper)
 	submit_bio_noacct(clone);
 }
 
-static void dmpf_submit_bio(struct bio *upper)
+/* Clone @upper @n times into @c with @gfp, all or none. */
+static bool dmpf_alloc_all(struct bio *upper, struct dmpf_clone **c,
+			   unsigned int n, gfp_t gfp)
 {
-	struct dmpf_clone *c[DMPF_MAX_CLONES];
-	unsigned int lb_shift = ilog2(bdev_logical_block_size(dmpf.lower_bdev)) -
-				SECTOR_SHIFT;
-	sector_t blocks = bio_sectors(upper) >> lb_shift;
-	unsigned int n = READ_ONCE(dmpf_clones.val), i;
-	/*
-	 * A REQ_NOWAIT submitter must not wait for the bio_set's reserve,
-	 * which its own polled clones may hold: it gets BLK_STS_AGAIN
-	 * during submission, which io_uring retries from a worker.
-	 */
-	gfp_t gfp = upper->bi_opf & REQ_NOWAIT ? GFP_NOWAIT : GFP_NOIO;
+	unsigned int i;
 
-	if (blocks < n)
-		n = max_t(sector_t, blocks, 1);
-	if (upper->bi_opf & REQ_POLLED)
-		WRITE_ONCE(dmpf_last_upper, upper);
 	for (i = 0; i < n; i++) {
 		struct bio *clone = bio_alloc_clone(dmpf.lower_bdev, upper,
 						    gfp, &dmpf.bs);
 
 		if (!clone) {
-			while (i--) {
+			while (i--)
 				bio_put(&c[i]->bio);
-				atomic_long_dec(&dmpf_stats[DMPF_STAT_INFLIGHT]);
-			}
-			cmpxchg(&dmpf_last_upper, upper, NULL);
-			bio_wouldblock_error(upper);
-			return;
+			return false;
 		}
 		c[i] = container_of(clone, struct dmpf_clone, bio);
-		atomic_long_inc(&dmpf_stats[DMPF_STAT_INFLIGHT]);
 	}
+	return true;
+}
 
+/*
+ * Clone @upper @n times into @c, all or none, as dm's
+ * alloc_multiple_bios() does.  Submitters that wait for the clones of a
+ * bio one at a time can deadlock: each holds part of the bio_set's
+ * reserve and waits for the part another holds.  So all are tried first
+ * without waiting.  A REQ_NOWAIT submitter must not wait, for the reserve
+ * or anything else: it gets BLK_STS_AGAIN, during submission, which
+ * io_uring retries from a worker.  Other submitters wait one at a time,
+ * as the clones of others complete, for a reserve that holds all the
+ * clones of a bio; one that needs a single clone holds none while it
+ * waits, so it need not queue.
+ *
+ * The bio_set needs no rescuer: all the clones of a bio are taken before
+ * any is sent, and __submit_bio_noacct() sends the clones of one bio,
+ * which go to a lower device, before it passes this device another one,
+ * so no clone of ours waits on current->bio_list while we wait.
+ *
+ * Return: BLK_STS_OK with the clones in @c, or what to fail @upper with.
+ */
+static blk_status_t dmpf_alloc_clones(struct bio *upper,
+				      struct dmpf_clone **c, unsigned int n)
+{
+	bool ok;
+
+	if (dmpf_alloc_all(upper, c, n, GFP_NOWAIT))
+		return BLK_STS_OK;
+	if (upper->bi_opf & REQ_NOWAIT)
+		return BLK_STS_AGAIN;
+	if (n > 1)
+		mutex_lock(&dmpf_alloc_lock);
+	/* Cloning the integrity or crypto context may fail even so */
+	ok = dmpf_alloc_all(upper, c, n, GFP_NOIO);
+	if (n > 1)
+		mutex_unlock(&dmpf_alloc_lock);
+	return ok ? BLK_STS_OK : BLK_STS_IOERR;
+}
+
+static void dmpf_submit_bio(struct bio *upper)
+{
+	struct dmpf_clone *c[DMPF_MAX_CLONES];
+	unsigned int lb_shift;
+	unsigned int n = READ_ONCE(dmpf_clones.val), i;
+	blk_status_t status;
+	sector_t blocks;
+
+	lb_shift = ilog2(bdev_logical_block_size(dmpf.lower_bdev)) -
+		   SECTOR_SHIFT;
+	blocks = bio_sectors(upper) >> lb_shift;
+	if (blocks < n)
+		n = max_t(sector_t, blocks, 1);
+	status = dmpf_alloc_clones(upper, c, n);
+	if (status) {
+		upper->bi_status = status;
+		bio_endio(upper);
+		return;
+	}
+	dmpf_stat_add(DMPF_STAT_INFLIGHT, n);
+
+	/* Before the first clone is sent, which may complete @upper */
+	if (upper->bi_opf & REQ_POLLED)
+		WRITE_ONCE(dmpf_last_upper, upper);
 	/*
 	 * One reference on @upper per clone, all taken before the first
 	 * clone is sent: the first may complete before the next is sent.
@@ -387,7 +499,12 @@ static void dmpf_submit_bio(struct bio *upper)
 		}
 		dmpf_send(c[i], upper);
 	}
-	dmpf_put_upper(upper);
+	/*
+	 * Not the final drop while a clone holds a reference, and each
+	 * clone cleared dmpf_last_upper of @upper before dropping its own:
+	 * the pointer may stay, for stray polls to find @upper's links.
+	 */
+	bio_endio(upper);
 }
 
 /*
@@ -399,6 +516,8 @@ static bool dmpf_poll_one(struct bio_poll_link *link,
 {
 	struct dmpf_clone *c = container_of(link, struct dmpf_clone, link);
 
+	if (READ_ONCE(dmpf_stray_task) == current)
+		dmpf_stray_found = true;
 	/* Pairs with the release in dmpf_clone_endio(): status is set */
 	if (!smp_load_acquire(&c->done)) {
 		bio_poll(&c->bio, iob, flags);
@@ -424,16 +543,21 @@ static void dmpf_poll_stray(struct bio *bio, struct io_comp_batch *iob,
 {
 	struct bio *stray;
 
-	if (atomic_inc_return(&dmpf_stray_active) == 1) {
-		rcu_read_lock();
-		stray = READ_ONCE(dmpf_last_upper);
-		if (stray && stray != bio) {
-			dmpf_stat_inc(DMPF_STAT_STRAY);
-			bio_poll(stray, iob, flags);
-		}
-		rcu_read_unlock();
+	if (cmpxchg(&dmpf_stray_task, NULL, current))
+		return;
+	rcu_read_lock();
+	stray = READ_ONCE(dmpf_last_upper);
+	if (stray && stray != bio) {
+		dmpf_stat_inc(DMPF_STAT_STRAY);
+		/* Set by dmpf_poll_one() if it polls a link for us */
+		dmpf_stray_found = false;
+		bio_poll(stray, iob, flags);
+		if (dmpf_stray_found)
+			dmpf_stat_inc(DMPF_STAT_STRAY_FOUND);
 	}
-	atomic_dec(&dmpf_stray_active);
+	rcu_read_unlock();
+	/* Orders the stray poll before the next one */
+	smp_store_release(&dmpf_stray_task, NULL);
 }
 
 static int dmpf_poll_bio(struct bio *bio, struct io_comp_batch *iob,
@@ -452,19 +576,28 @@ static const struct block_device_operations dmpf_fops = {
 
 /* Parameters */
 
+/* Parse @val for @kp into @v, refusing what is not from @min to @max. */
+static int dmpf_parse_uint(const char *val, const struct kernel_param *kp,
+			   unsigned int min, unsigned int max, unsigned int *v)
+{
+	if (kstrtouint(val, 0, v) || *v < min || *v > max) {
+		pr_err("%s=%.*s refused: must be an integer from %u to %u\n",
+		       kp->name, (int)strcspn(val, "\n"), val, min, max);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int dmpf_knob_set(const char *val, const struct kernel_param *kp)
 {
 	struct dmpf_knob *knob = kp->arg;
 	unsigned int v;
+	int ret;
 
-	if (kstrtouint(val, 0, &v) || v < knob->min || v > knob->max) {
-		pr_err("%s=%.*s refused: must be an integer from %u to %u\n",
-		       kp->name, (int)strcspn(val, "\n"), val, knob->min,
-		       knob->max);
-		return -EINVAL;
-	}
-	WRITE_ONCE(knob->val, v);
-	return 0;
+	ret = dmpf_parse_uint(val, kp, knob->min, knob->max, &v);
+	if (!ret)
+		WRITE_ONCE(knob->val, v);
+	return ret;
 }
 
 static int dmpf_knob_get(char *buf, const struct kernel_param *kp)
@@ -482,22 +615,55 @@ static const struct kernel_param_ops dmpf_knob_ops = {
 module_param_cb(clones, &dmpf_knob_ops, &dmpf_clones, 0644);
 MODULE_PARM_DESC(clones, "clones per bio, 1-16 (default 1)");
 module_param_cb(wq_every, &dmpf_knob_ops, &dmpf_wq_every, 0644);
-MODULE_PARM_DESC(wq_every, "send every K-th clone from a workqueue, unpolled (0: off)");
+MODULE_PARM_DESC(wq_every,
+		 "send every K-th clone from a workqueue, unpolled (0: off)");
 module_param_cb(nopoll_every, &dmpf_knob_ops, &dmpf_nopoll_every, 0644);
-MODULE_PARM_DESC(nopoll_every, "send every K-th clone without REQ_POLLED (0: off)");
-module_param_cb(fail_every, &dmpf_knob_ops, &dmpf_fail_every, 0644);
-MODULE_PARM_DESC(fail_every, "fail every K-th clone with fail_status (0: off)");
+MODULE_PARM_DESC(nopoll_every,
+		 "send every K-th clone without REQ_POLLED (0: off)");
 module_param_cb(delay_us, &dmpf_knob_ops, &dmpf_delay_us, 0644);
-MODULE_PARM_DESC(delay_us, "complete clones this many microseconds late, at most 1000000");
+MODULE_PARM_DESC(delay_us,
+		 "complete clones this many us late, at most 1000000");
 module_param_cb(stray_poll, &dmpf_knob_ops, &dmpf_stray_poll, 0644);
-MODULE_PARM_DESC(stray_poll, "1: each poll also polls the polled bio submitted last");
+MODULE_PARM_DESC(stray_poll,
+		 "1: each poll also polls the polled bio submitted last");
+
+/* Set the @mask bits of dmpf_fail to @bits; see dmpf_fail for the lock. */
+static void dmpf_fail_update(u64 mask, u64 bits)
+{
+	atomic64_set(&dmpf_fail, (atomic64_read(&dmpf_fail) & ~mask) | bits);
+}
+
+static int dmpf_fail_every_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int v;
+	int ret;
+
+	ret = dmpf_parse_uint(val, kp, 0, UINT_MAX, &v);
+	if (!ret)
+		dmpf_fail_update(DMPF_FAIL_EVERY, v);
+	return ret;
+}
+
+static int dmpf_fail_every_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%llu\n",
+			  atomic64_read(&dmpf_fail) & DMPF_FAIL_EVERY);
+}
+
+static const struct kernel_param_ops dmpf_fail_every_ops = {
+	.set	= dmpf_fail_every_set,
+	.get	= dmpf_fail_every_get,
+};
+
+module_param_cb(fail_every, &dmpf_fail_every_ops, NULL, 0644);
+MODULE_PARM_DESC(fail_every, "fail every K-th clone with fail_status (0: off)");
 
 static int dmpf_status_set(const char *val, const struct kernel_param *kp)
 {
 	if (sysfs_streq(val, "eio")) {
-		WRITE_ONCE(dmpf_fail_status, BLK_STS_IOERR);
+		dmpf_fail_update(DMPF_FAIL_AGAIN, 0);
 	} else if (sysfs_streq(val, "again")) {
-		WRITE_ONCE(dmpf_fail_status, BLK_STS_AGAIN);
+		dmpf_fail_update(DMPF_FAIL_AGAIN, DMPF_FAIL_AGAIN);
 	} else {
 		pr_err("%s=%.*s refused: must be eio or again\n", kp->name,
 		       (int)strcspn(val, "\n"), val);
@@ -509,7 +675,7 @@ static int dmpf_status_set(const char *val, const struct kernel_param *kp)
 static int dmpf_status_get(char *buf, const struct kernel_param *kp)
 {
 	return sysfs_emit(buf, "%s\n",
-			  READ_ONCE(dmpf_fail_status) == BLK_STS_AGAIN ?
+			  atomic64_read(&dmpf_fail) & DMPF_FAIL_AGAIN ?
 			  "again" : "eio");
 }
 
@@ -519,7 +685,8 @@ static const struct kernel_param_ops dmpf_status_ops = {
 };
 
 module_param_cb(fail_status, &dmpf_status_ops, NULL, 0644);
-MODULE_PARM_DESC(fail_status, "status of the clones fail_every fails: eio (default) or again");
+MODULE_PARM_DESC(fail_status,
+		 "status of clones fail_every fails: eio (default) or again");
 
 /* Counters are read only; insmod would otherwise call ->set with a value. */
 static int dmpf_stat_set(const char *val, const struct kernel_param *kp)
@@ -538,25 +705,39 @@ static const struct kernel_param_ops dmpf_stat_ops = {
 	.get	= dmpf_stat_get,
 };
 
-module_param_cb(stat_clones, &dmpf_stat_ops, &dmpf_stats[DMPF_STAT_CLONES], 0444);
+module_param_cb(stat_clones, &dmpf_stat_ops, &dmpf_stats[DMPF_STAT_CLONES],
+		0444);
 MODULE_PARM_DESC(stat_clones, "clones made");
-module_param_cb(stat_linked, &dmpf_stat_ops, &dmpf_stats[DMPF_STAT_LINKED], 0444);
+module_param_cb(stat_linked, &dmpf_stat_ops, &dmpf_stats[DMPF_STAT_LINKED],
+		0444);
 MODULE_PARM_DESC(stat_linked, "clones linked for polling");
-module_param_cb(stat_polled, &dmpf_stat_ops, &dmpf_stats[DMPF_STAT_POLLED], 0444);
+module_param_cb(stat_polled, &dmpf_stat_ops, &dmpf_stats[DMPF_STAT_POLLED],
+		0444);
 MODULE_PARM_DESC(stat_polled, "clones completed by the poller");
-module_param_cb(stat_wq, &dmpf_stat_ops, &dmpf_stats[DMPF_STAT_WQ], 0444);
+module_param_cb(stat_wq, &dmpf_stat_ops, &dmpf_stats[DMPF_STAT_WQ],
+		0444);
 MODULE_PARM_DESC(stat_wq, "clones sent from the workqueue");
-module_param_cb(stat_unpolled, &dmpf_stat_ops, &dmpf_stats[DMPF_STAT_UNPOLLED], 0444);
+module_param_cb(stat_unpolled, &dmpf_stat_ops, &dmpf_stats[DMPF_STAT_UNPOLLED],
+		0444);
 MODULE_PARM_DESC(stat_unpolled, "clones sent unpolled by nopoll_every");
-module_param_cb(stat_failed, &dmpf_stat_ops, &dmpf_stats[DMPF_STAT_FAILED], 0444);
+module_param_cb(stat_failed, &dmpf_stat_ops, &dmpf_stats[DMPF_STAT_FAILED],
+		0444);
 MODULE_PARM_DESC(stat_failed, "clones failed by fail_every");
-module_param_cb(stat_retried, &dmpf_stat_ops, &dmpf_stats[DMPF_STAT_RETRIED], 0444);
-MODULE_PARM_DESC(stat_retried, "clones sent again after BLK_STS_AGAIN");
-module_param_cb(stat_delayed, &dmpf_stat_ops, &dmpf_stats[DMPF_STAT_DELAYED], 0444);
+module_param_cb(stat_retried, &dmpf_stat_ops, &dmpf_stats[DMPF_STAT_RETRIED],
+		0444);
+MODULE_PARM_DESC(stat_retried,
+		 "clones sent again after BLK_STS_AGAIN or BLK_STS_NOTSUPP");
+module_param_cb(stat_delayed, &dmpf_stat_ops, &dmpf_stats[DMPF_STAT_DELAYED],
+		0444);
 MODULE_PARM_DESC(stat_delayed, "clones completed late by delay_us");
-module_param_cb(stat_stray, &dmpf_stat_ops, &dmpf_stats[DMPF_STAT_STRAY], 0444);
+module_param_cb(stat_stray, &dmpf_stat_ops, &dmpf_stats[DMPF_STAT_STRAY],
+		0444);
 MODULE_PARM_DESC(stat_stray, "stray polls made by stray_poll");
-module_param_cb(stat_inflight, &dmpf_stat_ops, &dmpf_stats[DMPF_STAT_INFLIGHT], 0444);
+module_param_cb(stat_stray_found, &dmpf_stat_ops,
+		&dmpf_stats[DMPF_STAT_STRAY_FOUND], 0444);
+MODULE_PARM_DESC(stat_stray_found, "stray polls that found links to poll");
+module_param_cb(stat_inflight, &dmpf_stat_ops, &dmpf_stats[DMPF_STAT_INFLIGHT],
+		0444);
 MODULE_PARM_DESC(stat_inflight, "clones not yet freed");
 
 /* Module load and unload */
@@ -587,7 +768,7 @@ static int __init dmpf_init(void)
 		goto out_lower;
 	}
 
-	ret = bioset_init(&dmpf.bs, BIO_POOL_SIZE,
+	ret = bioset_init(&dmpf.bs, DMPF_MAX_CLONES,
 			  offsetof(struct dmpf_clone, bio), 0);
 	if (ret)
 		goto out_lower;
@@ -613,7 +794,7 @@ static int __init dmpf_init(void)
 	dmpf.disk = disk;
 	disk->fops = &dmpf_fops;
 	disk->flags |= GENHD_FL_NO_PART;
-	strscpy(disk->disk_name, DMPF_NAME, sizeof(disk->disk_name));
+	strscpy(disk->disk_name, DMPF_NAME);
 	set_capacity(disk, bdev_nr_sectors(dmpf.lower_bdev));
 	ret = add_disk(disk);
 	if (ret)
@@ -625,7 +806,8 @@ static int __init dmpf_init(void)
 
 	pr_info("%s on %s: %llu sectors, polling %s\n", DMPF_NAME, lower,
 		(unsigned long long)get_capacity(disk),
-		lim.features & BLK_FEAT_POLL ? "on" : "off (the lower device cannot poll)");
+		lim.features & BLK_FEAT_POLL ?
+		"on" : "off (the lower device cannot poll)");
 	return 0;
 
 out_del:
