@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <signal.h>
 #include <liburing.h>
 #include <linux/fs.h>
 #include <stdbool.h>
@@ -49,6 +50,7 @@ struct opts {
 	int allow_errno[MAX_ALLOW];
 	unsigned int nr_allow;
 	unsigned int max_lat_ms;
+	unsigned int time_limit_s;	/* the whole run; 0: none */
 };
 
 struct slot {
@@ -363,7 +365,10 @@ static void print_help(const char *prog)
 		"  -e ERRNO          expect every I/O to fail with this errno number\n"
 		"  -E ERRNO[,ERRNO]  let I/O fail with these errnos (up to 4); what it missed\n"
 		"                    goes unchecked\n"
-		"  -L MS             fail if any I/O takes longer than MS milliseconds\n",
+		"  -L MS             fail if any I/O takes longer than MS milliseconds\n"
+		"  -T SECONDS        fail if the whole run takes longer (default 180, 0: none):\n"
+		"                    an I/O that never completes ends the run instead of\n"
+		"                    hanging it\n",
 		prog);
 }
 
@@ -402,8 +407,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	int c;
 
 	*o = (struct opts){ .do_write = true, .do_read = true, .iopoll = true,
-			    .qd = 8, .bs_min = 4096, .bs_max = 4096, .seed = 1 };
-	while ((c = getopt(argc, argv, "m:o:s:b:q:S:IFe:E:L:")) != -1) {
+			    .qd = 8, .bs_min = 4096, .bs_max = 4096, .seed = 1,
+			    .time_limit_s = 180 };
+	while ((c = getopt(argc, argv, "m:o:s:b:q:S:IFe:E:L:T:")) != -1) {
 		switch (c) {
 		case 'm':
 			o->expect_zeros = !strcmp(optarg, "zeros");
@@ -438,6 +444,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'L':
 			o->max_lat_ms = atoi(optarg);
+			break;
+		case 'T':
+			o->time_limit_s = atoi(optarg);
 			break;
 		case 'E':
 			if (parse_errnos(o, optarg))
@@ -487,6 +496,22 @@ static int run(const struct opts *o, int fd)
 	return wst.errors + rst.errors ? KSFT_FAIL : KSFT_PASS;
 }
 
+/*
+ * A polled I/O that never completes leaves io_uring polling for it for
+ * ever; the signal interrupts that and reports the stall.
+ */
+static void on_time_limit(int sig)
+{
+	static const char msg[] = "# stalled: I/O outstanding at the time limit (-T)\n";
+
+	ssize_t n;
+
+	(void)sig;
+	n = write(STDOUT_FILENO, msg, sizeof(msg) - 1);
+	(void)n;
+	_exit(KSFT_FAIL);
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o;
@@ -521,6 +546,8 @@ int main(int argc, char **argv)
 		close(fd);
 		return KSFT_FAIL;
 	}
+	signal(SIGALRM, on_time_limit);
+	alarm(o.time_limit_s);
 	ret = run(&o, fd);
 	free(unwritten);
 	close(fd);
