@@ -23,7 +23,13 @@ if [ -e "$kmemleak" ]; then
 fi
 # The runner's own exit status does not reflect failures: read its TAP,
 # which must hold as many results as its plan announced, and no failure.
-./run_kselftest.sh "${sel[@]}" | tee /tmp/ksft.tap
+# Each result is followed by the time since the start, for the README.
+./run_kselftest.sh "${sel[@]}" | while IFS= read -r line; do
+	printf '%s\n' "$line"
+	case $line in
+	"ok "* | "not ok "*) echo "# elapsed ${SECONDS} s" ;;
+	esac
+done | tee /tmp/ksft.tap
 plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' /tmp/ksft.tap)
 results=$(grep -cE '^(not )?ok [0-9]+ selftests: ' /tmp/ksft.tap)
 if [ -z "$plan" ] || [ "$plan" = 0 ] || [ "$plan" != "$results" ]; then

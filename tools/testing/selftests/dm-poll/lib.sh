@@ -444,14 +444,16 @@ dmp_check_verified()
 # dmp_rings_under_load DESC DEV RINGS CYCLES CMD...: run CMD CYCLES times
 # while RINGS processes, each with an io_uring of its own, write and read
 # back their own slice of DEV (at most 32 MiB) with polled I/O, over and
-# over until the cycles are done.  Every I/O must complete within 5 s, with
-# its data.  With DMP_LOAD_ALLOW_ERRNO set (errnos, comma separated),
-# only writes run and may also fail with those errnos.  One KTAP result.
+# over until the cycles are done.  Every I/O must complete within 5 s
+# (DMP_LOAD_MAX_LAT_MS), each pass within 180 s (DMP_LOAD_PASS_S), with
+# its data.  With DMP_LOAD_ALLOW_ERRNO set (errnos, comma separated), only
+# writes run and may also fail with those errnos.  One KTAP result.
 dmp_rings_under_load()
 {
 	local desc=$1 dev=$2 rings=$3 cycles=$4 slice r i rc=0
 	local tmp=/tmp/dmp-load.$$ pids=()
-	local -a args=(-L 5000 -b 4k-64k -q 8)
+	local -a args=(-L "${DMP_LOAD_MAX_LAT_MS:-5000}" -T "${DMP_LOAD_PASS_S:-180}"
+		-b 4k-64k -q 8)
 	shift 4
 
 	[ -z "${DMP_LOAD_ALLOW_ERRNO:-}" ] ||
