@@ -96,13 +96,17 @@ bio_net()
 	echo "$objs $bytes"
 }
 
-# slab_line WHEN: guest-wide slab usage and live bio objects.
+# slab_line WHEN: guest-wide slab usage and live bio objects, with the
+# page cache and dentries dropped and the empty slabs freed.
 slab_line()
 {
-	local net
+	local net shrink
 
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
+	for shrink in /sys/kernel/slab/*/shrink; do
+		echo 1 >"$shrink" 2>/dev/null
+	done
 	net=$(bio_net)
 	echo "SLAB|$1|$(awk '$1 == "Slab:" { print $2 }' /proc/meminfo)|${net%% *}"
 }
@@ -208,9 +212,16 @@ all=(4k-randread-qd1 4k-randread-qd16 4k-randread-qd128 64k-randread-qd16
 reads=(4k-randread-qd1 4k-randread-qd16 4k-randread-qd128 64k-randread-qd16
 	4k-randread-qd16-2jobs)
 
-# Warm the raw device's direct I/O bio cache, which outlives every stack,
-# before the starting point of the slab accounting.
-fio_point warmup "${nulls[0]}" 4k-randread-qd16 1 0 >/dev/null
+# Fill the per-cpu caches of the raw device's direct I/O bio set, which
+# outlives every stack, on both CPUs before the starting point of the slab
+# accounting.
+for cpu in 0 1; do
+	for hipri in 1 0; do
+		fio --name=warm --filename="${nulls[0]}" --ioengine=io_uring --direct=1 \
+			--hipri="$hipri" --fixedbufs --rw=randread --bs=4k --iodepth=16 \
+			--number_ios=4096 --cpus_allowed="$cpu" >/dev/null 2>&1
+	done
+done
 slab_line start
 
 run_stack null_blk "${nulls[0]}" "${all[@]}"
