@@ -111,13 +111,13 @@ slab_line()
 	echo "SLAB|$1|$(awk '$1 == "Slab:" { print $2 }' /proc/meminfo)|${net%% *}"
 }
 
-# alloc_cache STACK DEV: bio slab allocations for 4096 4k reads, polled
-# and interrupt driven, and what the bio caches hold afterwards.
+# alloc_cache STACK DEV NET0: bio slab allocations for 4096 4k reads,
+# polled and interrupt driven, and what the bio caches hold afterwards
+# against NET0, the live bio objects before the stack's first I/O.
 alloc_cache()
 {
-	local stack=$1 dev=$2 hipri before net0 net1
+	local stack=$1 dev=$2 net0=$3 hipri before net1
 
-	net0=$(bio_net)
 	for hipri in 1 0; do
 		before=$(dmp_bio_slab_allocs)
 		fio --name=alloc --filename="$dev" --ioengine=io_uring --direct=1 \
@@ -140,10 +140,11 @@ alloc_cache()
 # times, then the allocation and cache counts.
 run_stack()
 {
-	local stack=$1 dev=$2 workload hipri rep
+	local stack=$1 dev=$2 workload hipri rep net0
 
 	shift 2
 	echo "# bench: $stack ($dev)" >&2
+	net0=$(bio_net)
 	for workload in "$@"; do
 		for hipri in 1 0; do
 			for ((rep = 1; rep <= reps; rep++)); do
@@ -151,7 +152,7 @@ run_stack()
 			done
 		done
 	done
-	[ "$mode" = smoke ] || alloc_cache "$stack" "$dev"
+	[ "$mode" = smoke ] || alloc_cache "$stack" "$dev" "$net0"
 }
 
 # md_build NAME LEVEL WIDTH MDADM-OPTION...: an md array without a
