@@ -235,3 +235,23 @@ dmpf_check_unload()
 		ktap_test_pass "$desc: rmmod clean, nothing left"
 	fi
 }
+
+# dmpf_under_load DESC LOWER KNOBS RINGS CYCLES CMD...: dmp_fault on LOWER
+# with KNOBS (words KNOB=VALUE) under dmp_rings_under_load, then
+# dmpf_check_unload: two KTAP results, both skipped without the module.
+# For the reliability tests, which run it after DM and md.
+dmpf_under_load()
+{
+	local desc=$1 lower=$2 knobs=$3 rings=$4 cycles=$5
+
+	shift 5
+	if [ ! -f "$DMPF_KO" ]; then
+		ktap_test_skip "dmp_fault: $desc: no $DMPF_KO"
+		ktap_test_skip "dmp_fault: $desc: unload: no $DMPF_KO"
+		return
+	fi
+	# shellcheck disable=SC2086 # a word list
+	dmpf_load "$lower" $knobs || ktap_exit_fail_msg "cannot load dmp_fault on $lower"
+	dmp_rings_under_load "dmp_fault ($knobs): $desc" "$DMPF_DEV" "$rings" "$cycles" "$@"
+	dmpf_check_unload "dmp_fault after $desc" "$lower"
+}

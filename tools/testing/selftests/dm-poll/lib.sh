@@ -26,6 +26,7 @@ DMP_PREFIX=dmpoll-$$
 # "nullb NAME"; dmp_cleanup takes it down in the reverse order.
 DMP_TEARDOWN=()
 DMP_NTABLES=0
+DMP_NLOADS=0
 DMP_NMD=0
 
 # Without udev, libdevmapper must create /dev/mapper nodes itself and must
@@ -451,7 +452,8 @@ dmp_check_verified()
 dmp_rings_under_load()
 {
 	local desc=$1 dev=$2 rings=$3 cycles=$4 slice r i rc=0
-	local tmp=/tmp/dmp-load.$$ pids=()
+	# Its own files: CMD may be another dmp_rings_under_load.
+	local tmp=/tmp/dmp-load.$$.$((DMP_NLOADS++)) pids=()
 	local -a args=(-L "${DMP_LOAD_MAX_LAT_MS:-5000}" -T "${DMP_LOAD_PASS_S:-180}"
 		-b 4k-64k -q 8)
 	shift 4

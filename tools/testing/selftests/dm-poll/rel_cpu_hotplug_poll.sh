@@ -49,14 +49,6 @@ dmp_md_create 0 --chunk=4 -- "$a" "$b" || ktap_exit_fail_msg "cannot create md r
 dmp_rings_under_load "md raid0: cpu1 offline and online" "$DMP_NODE" 4 10 cpu_off_on
 dmp_cleanup
 
-if [ -f "$DMPF_KO" ]; then
-	dmpf_load "$a" clones=4 wq_every=5 fail_every=7 fail_status=again ||
-		ktap_exit_fail_msg "cannot load dmp_fault on $a"
-	dmp_rings_under_load "dmp_fault (4 clones, wq, AGAIN retried): cpu1 offline and online" \
-		"$DMPF_DEV" 4 10 cpu_off_on
-	dmpf_check_unload "dmp_fault after cpu hotplug" "$a"
-else
-	ktap_test_skip "dmp_fault: no $DMPF_KO"
-	ktap_test_skip "dmp_fault unload: no $DMPF_KO"
-fi
+dmpf_under_load "cpu1 offline and online" "$a" \
+	"clones=4 wq_every=5 fail_every=7 fail_status=again" 4 10 cpu_off_on
 ktap_finished

@@ -44,14 +44,6 @@ dmp_md_create 0 --chunk=4 -- "$a" "$b" || ktap_exit_fail_msg "cannot create md r
 dmp_rings_under_load "md raid0: controller resets" "$DMP_NODE" 4 3 reset_both
 dmp_cleanup
 
-if [ -f "$DMPF_KO" ]; then
-	dmpf_load "$a" clones=4 wq_every=5 fail_every=7 fail_status=again ||
-		ktap_exit_fail_msg "cannot load dmp_fault on $a"
-	dmp_rings_under_load "dmp_fault (4 clones, wq, AGAIN retried): controller resets" \
-		"$DMPF_DEV" 4 3 reset_both
-	dmpf_check_unload "dmp_fault after controller resets" "$a"
-else
-	ktap_test_skip "dmp_fault: no $DMPF_KO"
-	ktap_test_skip "dmp_fault unload: no $DMPF_KO"
-fi
+dmpf_under_load "controller resets" "$a" \
+	"clones=4 wq_every=5 fail_every=7 fail_status=again" 4 3 reset_both
 ktap_finished

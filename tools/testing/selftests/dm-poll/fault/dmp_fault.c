@@ -565,7 +565,7 @@ static int dmpf_poll_bio(struct bio *bio, struct io_comp_batch *iob,
 {
 	if (READ_ONCE(dmpf_stray_poll.val))
 		dmpf_poll_stray(bio, iob, flags);
-	return bio_poll_links(bio, iob, flags, dmpf_poll_one);
+	return bio_poll_links(bio, iob, flags, dmpf_poll_one, dmpf_poll_bio);
 }
 
 static const struct block_device_operations dmpf_fops = {
