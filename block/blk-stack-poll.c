@@ -124,17 +124,22 @@ EXPORT_SYMBOL_GPL(bio_poll_link_add);
  * @iob: completion batch passed to ->poll_bio()
  * @flags: BLK_POLL_* flags passed to ->poll_bio()
  * @poll_one: called for each link; returns true once the link is done
+ * @owner: the caller, the ->poll_bio() method of the driver that linked
+ *	the lower bios
  *
  * Meant to be called from a stacking driver's ->poll_bio().  Takes the
  * links off @bio, gives @bio its ->bi_private back, polls each link and
  * puts back the links that are not done.  Another task polling @bio at
- * the same time finds no links and returns at once.
+ * the same time finds no links and returns at once; so does a task that
+ * polls @bio through a stale pointer after @bio was reused on a disk of
+ * another driver.
  *
  * Return: 1 when every link taken is done, after which the caller must not
  * touch @bio; 0 while some remain, or if there was nothing to take.
  */
 int bio_poll_links(struct bio *bio, struct io_comp_batch *iob,
-		   unsigned int flags, bio_poll_one_fn *poll_one)
+		   unsigned int flags, bio_poll_one_fn *poll_one,
+		   bio_poll_owner_fn *owner)
 {
 	struct bio_poll_link *link, *next, *first = NULL, *last = NULL;
 
@@ -145,6 +150,19 @@ int bio_poll_links(struct bio *bio, struct io_comp_batch *iob,
 	link = bio_poll_list_take(bio);
 	if (!link)
 		return 0;
+	/*
+	 * bio_poll() chose @owner from the disk @bio was on when it looked;
+	 * @bio may since have been freed and reused on a disk of another
+	 * driver, whose links @poll_one cannot read.  The links taken keep
+	 * @bio from completing, so its disk holds still now: give such a
+	 * list back untouched.
+	 */
+	if (unlikely(bio->bi_bdev->bd_disk->fops->poll_bio != owner)) {
+		for (last = link; last->next; last = last->next)
+			;
+		bio_poll_list_push(bio, link, last);
+		return 0;
+	}
 	for (; link; link = next) {
 		next = link->next;
 		if (poll_one(link, iob, flags))

@@ -135,5 +135,5 @@ static bool md_poll_one(struct bio_poll_link *link,
 int md_poll_bio(struct bio *bio, struct io_comp_batch *iob,
 		unsigned int flags)
 {
-	return bio_poll_links(bio, iob, flags, md_poll_one);
+	return bio_poll_links(bio, iob, flags, md_poll_one, md_poll_bio);
 }

@@ -28,9 +28,11 @@
  *   REQ_POLLED on it first (bio_clear_polled()).
  * - Any task may poll: io_uring polls a bio through a pointer that may by
  *   then name a reused bio (see iocb_bio_iopoll()), so ->poll_bio() can be
- *   called for a bio that another task polls, or is still submitting.
- *   bio_poll_links() takes the whole list while it polls; a concurrent
- *   poller finds it empty.
+ *   called for a bio that another task polls, or is still submitting, or
+ *   that another driver now owns.  bio_poll_links() takes the whole list
+ *   while it polls; a concurrent poller finds it empty.  It gives back,
+ *   untouched, the list of a bio now on a disk whose ->poll_bio() is not
+ *   the caller.
  * - Each link holds a reference that keeps the upper bio from completing
  *   until the poll_one callback of bio_poll_links() reports the link
  *   done; the callback drops that reference, which may complete the upper
@@ -67,9 +69,14 @@ struct bio_poll_link {
 typedef bool bio_poll_one_fn(struct bio_poll_link *link,
 			     struct io_comp_batch *iob, unsigned int flags);
 
+/* The ->poll_bio() method of a block device */
+typedef int bio_poll_owner_fn(struct bio *bio, struct io_comp_batch *iob,
+			      unsigned int flags);
+
 void bio_poll_link_add(struct bio *bio, struct bio_poll_link *link);
 int bio_poll_links(struct bio *bio, struct io_comp_batch *iob,
-		   unsigned int flags, bio_poll_one_fn *poll_one);
+		   unsigned int flags, bio_poll_one_fn *poll_one,
+		   bio_poll_owner_fn *owner);
 struct bio *bio_poll_upper(struct bio *bio);
 
 #endif /* _LINUX_BLK_STACK_POLL_H */
