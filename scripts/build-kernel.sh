@@ -31,18 +31,7 @@ fragment=$obj/stackpoll.config
 	echo "# CONFIG_LOCALVERSION_AUTO is not set"
 } >"$fragment.new"
 
-# ccache: share hits between the base and patched trees (same relative
-# layout src/ obj/), and keep version strings stable across rebuilds.
-export CCACHE_BASEDIR=$SP_KDIR
-export CCACHE_NOHASHDIR=1
-export KBUILD_BUILD_USER=stackpoll KBUILD_BUILD_HOST=vm
-export KBUILD_BUILD_TIMESTAMP="$SP_DATE"
-# Set, even empty, so that setlocalversion does not append "+".
-export LOCALVERSION=
-kmake() {
-	make -C "$src" O="$obj" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" \
-		-j"$(nproc)" "$@"
-}
+kmake() { sp_kmake "$src" "$obj" "$@"; }
 
 log=$SP_LOGS/kernel-$tree.log
 if ! cmp -s "$fragment.new" "$fragment" || [ ! -f "$obj/.config" ]; then

@@ -36,17 +36,9 @@ need_cmds gcc make cpio ccache
 # A failed build leaves no archive behind for the VM to boot with.
 rm -f "$cpio_out"
 
-# The environment and command line of build-kernel.sh, so that nothing of
-# the kernel's own build is redone or gets another version string.
-export CCACHE_BASEDIR=$SP_KDIR
-export CCACHE_NOHASHDIR=1
-export KBUILD_BUILD_USER=stackpoll KBUILD_BUILD_HOST=vm
-export KBUILD_BUILD_TIMESTAMP="$SP_DATE"
-export LOCALVERSION=
-kmake() {
-	make -C "$src" O="$obj" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" \
-		-j"$(nproc)" "$@"
-}
+# The command line of build-kernel.sh, so that nothing of the kernel's own
+# build is redone or gets another version string.
+kmake() { sp_kmake "$src" "$obj" "$@"; }
 
 say "module[$tree]: dmp_fault (log: $log)"
 start=$(date +%s)

@@ -45,6 +45,22 @@ sp_git() {
 		git -c core.autocrlf=false -c advice.detachedHead=false "$@"
 }
 
+# sp_kmake SRC OBJ MAKE-ARG...: make in kernel tree SRC, output in OBJ, with
+# ccache, in the environment of every kernel build here: ccache hits shared
+# between the trees (same relative layout src/ obj/), and version strings
+# that do not change from one rebuild to the next (LOCALVERSION set, even
+# empty, so that setlocalversion does not append "+").
+sp_kmake() {
+	local src=$1 obj=$2
+
+	shift 2
+	CCACHE_BASEDIR=$SP_KDIR CCACHE_NOHASHDIR=1 \
+	KBUILD_BUILD_USER=stackpoll KBUILD_BUILD_HOST=vm \
+	KBUILD_BUILD_TIMESTAMP="$SP_DATE" LOCALVERSION='' \
+		make -C "$src" O="$obj" ARCH=x86_64 CC="ccache gcc" \
+		HOSTCC="ccache gcc" -j"$(nproc)" "$@"
+}
+
 # need_cmds CMD...: fail with the list of missing tools.
 need_cmds() {
 	local missing="" c
