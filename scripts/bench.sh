@@ -12,10 +12,11 @@
 # plot in bench/ and regenerates the README's results section; the run
 # before is kept as build/bench/previous.json and compared with.
 #
-#   RUNTIME=N   guest seconds of fio per run (default 1)
+#   RUNTIME=N   guest seconds of fio per run, whole seconds (default 1)
 #   REPS=N      runs of each point (default 2)
 #   --smoke     one point on the patched kernel only, nothing kept: the
-#               check that make check runs so that the benchmark cannot rot
+#               check that make check runs so that the benchmark cannot rot;
+#               the live bio objects must come back after the stack is gone
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -38,19 +39,25 @@ if [ -n "$smoke" ]; then
 	rm -rf "$out"
 	mkdir -p "$out"
 	bash "$scripts/vm-run.sh" --icount --timeout 900 --name bench-smoke \
-		"$patched_kernel" bench smoke 0.3
+		"$patched_kernel" bench smoke 1
 	# The report wants both kernels: the smoke run stands in for each.
 	python3 "$scripts/bench-report.py" --base "$SP_LOGS/bench-smoke.out" \
 		--ours "$SP_LOGS/bench-smoke.out" --date "$(date +%F)" \
 		--base-version "$(release patched)" --ours-version "$(release patched)" \
-		--runtime 0.3 --reps 1 --outdir "$out"
+		--runtime 1 --reps 1 --outdir "$out"
 	gnuplot -e "dat='$out/plot.dat'; out='$out/bench.png'" "$scripts/bench-plot.gp"
 	python3 -c '
 import json, sys
-points = json.load(open(sys.argv[1]))["points"]
-ok = [p for p in points if p["ours"].get("status") == "ok"]
-sys.exit(0 if len(ok) == 2 and all(p["ours"]["instr_per_io"] > 0 for p in ok) else 1)
-' "$out/bench.json" || die "bench smoke: no measured points in $out/bench.json"
+result = json.load(open(sys.argv[1]))
+ok = [p for p in result["points"] if p["ours"].get("status") == "ok"]
+if len(ok) != 2 or not all(p["ours"]["instr_per_io"] > 0 for p in ok):
+    sys.exit("no measured points")
+slab = result["slab"]["ours"]
+if None in (slab["start"]["bio_objects"], slab["end"]["bio_objects"]) or \
+        slab["start"]["bio_objects"] != slab["end"]["bio_objects"]:
+    sys.exit("live bio objects %s before, %s after the stack" %
+             (slab["start"]["bio_objects"], slab["end"]["bio_objects"]))
+' "$out/bench.json" || die "bench smoke: $out/bench.json"
 	[ -s "$out/bench.png" ] || die "bench smoke: no plot"
 	say "bench smoke: ok ($out)"
 	exit 0
@@ -58,11 +65,11 @@ fi
 
 out=$SP_BUILD/bench
 mkdir -p "$out"
+# The last complete run is the one to compare with, even after a run
+# that failed before its report.
+[ ! -f "$out/bench.json" ] || mv "$out/bench.json" "$out/previous.json"
 previous=()
-if [ -f "$out/bench.json" ]; then
-	mv "$out/bench.json" "$out/previous.json"
-	previous=(--previous "$out/previous.json")
-fi
+[ ! -f "$out/previous.json" ] || previous=(--previous "$out/previous.json")
 
 for tree in base patched; do
 	kernel=$base_kernel

@@ -12,7 +12,8 @@
 #
 # Arguments: [matrix|smoke] [RUNTIME] [REPS]
 #   matrix   everything above (default); smoke: one point, once
-#   RUNTIME  fio seconds of guest time per point (default 1)
+#   RUNTIME  fio seconds of guest time per point, whole seconds (default 1);
+#            no ramp: under -icount the first I/O costs what the others do
 #   REPS     runs of each point (default 2)
 #
 # Output, one line each:
@@ -39,7 +40,7 @@ ndev=8
 # the same whatever the stack below.
 fio_point()
 {
-	local stack=$1 dev=$2 workload=$3 hipri=$4 rep=$5 args sums rw=read bs
+	local stack=$1 dev=$2 workload=$3 hipri=$4 rep=$5 args sums rw=read
 
 	args=(--rw=randread --bs=4k --iodepth=16)
 	case $workload in
@@ -53,7 +54,7 @@ fio_point()
 	esac
 	fio --name=bench --filename="$dev" --ioengine=io_uring --direct=1 \
 		--hipri="$hipri" --fixedbufs "${args[@]}" \
-		--time_based --runtime="$runtime" --ramp_time=0.2 \
+		--time_based --runtime="$runtime" \
 		--norandommap --randrepeat=1 --output-format=terse \
 		--terse-version=3 >/tmp/fio.terse 2>/tmp/fio.err
 	if grep -q 'err=95' /tmp/fio.terse /tmp/fio.err; then
@@ -61,16 +62,16 @@ fio_point()
 		return
 	fi
 	# One terse line per job, summed (a group's IOPS would divide by the
-	# longest job's runtime).  Terse v3: read kB 6, IOPS 8; write kB 47,
-	# IOPS 49; CPU usr 88, sys 89; error 5.
-	bs=${args[1]#--bs=}
-	sums=$(awk -F';' -v rw="$rw" -v bs="${bs%k}" '
+	# longest job's runtime).  Terse v3: read IOPS 8, runtime (ms) 9;
+	# write IOPS 49, runtime 50; CPU usr 88, sys 89; error 5.
+	sums=$(awk -F';' -v rw="$rw" '
 		$1 == 3 {
 			n++; err += $5
-			if (rw == "write") { kb += $47; iops += $49 } else { kb += $6; iops += $8 }
+			if (rw == "write") { iops += $49; ios += $49 * $50 / 1000 }
+			else { iops += $8; ios += $8 * $9 / 1000 }
 			usr += $88; sys += $89
 		}
-		END { if (n && !err) printf "%d|%d|%.1f%%|%.1f%%", iops, kb / bs, usr / n, sys / n }' \
+		END { if (n && !err) printf "%d|%d|%.1f%%|%.1f%%", iops, ios, usr / n, sys / n }' \
 		/tmp/fio.terse)
 	if [ -z "$sums" ]; then
 		echo "POINT|$stack|$workload|$hipri|$rep|failed: $(head -c 200 /tmp/fio.err | tr '\n|' '  ')"
@@ -84,14 +85,17 @@ fio_point()
 # "objects" counts are not).
 bio_net()
 {
-	local s alloc free size objs=0 bytes=0
+	local s v objs=0 bytes=0
 
 	for s in /sys/kernel/slab/bio-*; do
-		alloc=$(($(cut -d' ' -f1 "$s/alloc_fastpath") + $(cut -d' ' -f1 "$s/alloc_slowpath")))
-		free=$(($(cut -d' ' -f1 "$s/free_fastpath") + $(cut -d' ' -f1 "$s/free_slowpath")))
-		size=$(cat "$s/slab_size")
-		objs=$((objs + alloc - free))
-		bytes=$((bytes + (alloc - free) * size))
+		# A slab of a bio set just freed may be going away: skip it.
+		v=$(cd "$s" 2>/dev/null && cat alloc_fastpath alloc_slowpath \
+			free_fastpath free_slowpath slab_size 2>/dev/null | cut -d' ' -f1)
+		# shellcheck disable=SC2086 # five numbers
+		set -- $v
+		[ $# = 5 ] || continue
+		objs=$((objs + $1 + $2 - $3 - $4))
+		bytes=$((bytes + ($1 + $2 - $3 - $4) * $5))
 	done
 	echo "$objs $bytes"
 }
@@ -103,6 +107,8 @@ slab_line()
 	local net shrink
 
 	sync
+	# Let the slabs of bio sets just freed go (kmem_cache_destroy()).
+	sleep 1
 	echo 3 >/proc/sys/vm/drop_caches
 	for shrink in /sys/kernel/slab/*/shrink; do
 		echo 1 >"$shrink" 2>/dev/null
@@ -201,9 +207,23 @@ for ((i = 0; i < ndev; i++)); do
 	nulls+=("$DMP_NODE")
 done
 
+# Fill the per-cpu caches of the raw device's direct I/O bio set, which
+# outlive every stack, as deep as the matrix will (QD128, polled and not)
+# on both CPUs, before the starting point of the slab accounting.
+for cpu in 0 1; do
+	for hipri in 1 0; do
+		fio --name=warm --filename="${nulls[0]}" --ioengine=io_uring --direct=1 \
+			--hipri="$hipri" --fixedbufs --rw=randread --bs=4k --iodepth=128 \
+			--number_ios=8192 --cpus_allowed="$cpu" >/dev/null 2>&1
+	done
+done
+slab_line start
+
 if [ "$mode" = smoke ]; then
 	dmp_dm_create striped "$(striped_table 2)" || exit 1
 	run_stack dm-striped-2 "$DMP_NODE" 4k-randread-qd16
+	stack_down
+	slab_line end
 	dmp_cleanup
 	exit 0
 fi
@@ -213,17 +233,6 @@ all=(4k-randread-qd1 4k-randread-qd16 4k-randread-qd128 64k-randread-qd16
 reads=(4k-randread-qd1 4k-randread-qd16 4k-randread-qd128 64k-randread-qd16
 	4k-randread-qd16-2jobs)
 
-# Fill the per-cpu caches of the raw device's direct I/O bio set, which
-# outlives every stack, on both CPUs before the starting point of the slab
-# accounting.
-for cpu in 0 1; do
-	for hipri in 1 0; do
-		fio --name=warm --filename="${nulls[0]}" --ioengine=io_uring --direct=1 \
-			--hipri="$hipri" --fixedbufs --rw=randread --bs=4k --iodepth=16 \
-			--number_ios=4096 --cpus_allowed="$cpu" >/dev/null 2>&1
-	done
-done
-slab_line start
 
 run_stack null_blk "${nulls[0]}" "${all[@]}"
 
