@@ -7,6 +7,7 @@
 #include <linux/bio.h>
 #include <linux/blk-stack-poll.h>
 #include <linux/export.h>
+#include <linux/lockdep.h>
 #include <linux/preempt.h>
 #include <linux/processor.h>
 
@@ -25,15 +26,19 @@
  * A task moves the cookie to BIO_POLL_LIST_BUSY with a cmpxchg (acquire)
  * and out of it with a store (release), with preemption off in between:
  * it stays busy for a few stores only, never across a poll, so that
- * waiting for it can spin.
+ * waiting for it can spin.  It is taken from task context only, never
+ * from an interrupt, which could spin for the task it interrupted.
  *
- * BIO_POLL_LIST is 0, the hardware queue every blk-mq device has: a task
- * polling a bio through a stale pointer (see iocb_bio_iopoll()) may read
- * the cookie of its life on this device and ->bi_bdev of its next life on
- * a blk-mq device.  Neither value is a segment count that zone write
- * plugging may leave in the same field (->__bi_nr_segments).
+ * Neither state is 0, the cookie bio_reset() leaves: a bio freed, reused
+ * and reset (->bi_private then the caller's, an on-stack completion for
+ * submit_bio_wait()) must not look like a list to a task polling it
+ * through a stale pointer (see iocb_bio_iopoll()).  Such a task may also
+ * read the cookie of a bio's life on this device and ->bi_bdev of its next
+ * life on a blk-mq device, whose blk_mq_poll() finds no hardware queue of
+ * these numbers.  Neither is a segment count that zone write plugging may
+ * leave in the same field (->__bi_nr_segments).
  */
-#define BIO_POLL_LIST		0U
+#define BIO_POLL_LIST		(BLK_QC_T_NONE - 2)
 #define BIO_POLL_LIST_BUSY	(BLK_QC_T_NONE - 1)
 
 /*
@@ -44,6 +49,7 @@ static bool bio_poll_list_lock(struct bio *bio)
 {
 	blk_qc_t old;
 
+	lockdep_assert_once(in_task());
 	preempt_disable();
 	for (;;) {
 		old = READ_ONCE(bio->bi_cookie);
@@ -89,6 +95,7 @@ static struct bio_poll_link *bio_poll_list_take(struct bio *bio)
 	blk_qc_t old = BIO_POLL_LIST;
 	struct bio_poll_link *list;
 
+	lockdep_assert_once(in_task());
 	preempt_disable();
 	if (!try_cmpxchg_acquire(&bio->bi_cookie, &old, BIO_POLL_LIST_BUSY)) {
 		preempt_enable();
@@ -179,31 +186,3 @@ int bio_poll_links(struct bio *bio, struct io_comp_batch *iob,
 	return 0;
 }
 EXPORT_SYMBOL_GPL(bio_poll_links);
-
-/**
- * bio_poll_upper - the bio to link the lower bios of a bio to
- * @bio: a bio a stacking driver is submitting: the one it received, or a
- *	split of it that bio_chain() completes into it
- *
- * A driver that splits the bio it received with bio_split() and
- * bio_chain(), and goes on with the split, must link what it sends below
- * for the split to the bio it received: that is the one its submitter
- * polls.  Walk from a chained split back to the bio it was split from for
- * as long as that one is on the same device, so that the walk never leaves
- * the driver for the bios of a driver above it.  Only call this while @bio
- * is being submitted: a split completes into its parent and goes away.
- *
- * Return: the bio to pass to bio_poll_link_add() for the lower bios of @bio.
- */
-struct bio *bio_poll_upper(struct bio *bio)
-{
-	while (bio_is_chained(bio)) {
-		struct bio *parent = bio->bi_private;
-
-		if (parent->bi_bdev != bio->bi_bdev)
-			break;
-		bio = parent;
-	}
-	return bio;
-}
-EXPORT_SYMBOL_GPL(bio_poll_upper);

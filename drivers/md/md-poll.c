@@ -3,53 +3,82 @@
  * Polled I/O through md: see md-poll.h.
  */
 #include <linux/bio.h>
+#include <linux/blk-cgroup.h>
 #include <linux/blk-stack-poll.h>
 #include <linux/workqueue.h>
 
 #include "md.h"
 
-/* Send a lower bio that failed with BLK_STS_AGAIN again; here it may wait. */
-static void md_poll_retry_work(struct work_struct *work)
+/* Resends run here: unbound, so not on the CPU of the poller that queued them */
+static struct workqueue_struct *md_poll_wq;
+
+/*
+ * Send a lower bio again, unpolled and allowed to wait.  It failed at
+ * submission, before the device below started it: bio_endio() released
+ * its cgroup association and any integrity payload the block layer had
+ * generated, and left its iterator and partition remapping as they were.
+ * Associate it again with the upper bio's cgroup, not this worker's, and
+ * forget the QoS accounting of the first attempt: it is a new submission.
+ */
+static void md_poll_resend(struct md_poll_node *node)
 {
-	struct md_poll_node *node = container_of(work, struct md_poll_node,
-						 retry_work);
 	struct bio *lower = node->bio;
 
 	lower->bi_status = BLK_STS_OK;
 	lower->bi_opf &= ~(REQ_NOWAIT | REQ_POLLED);
-	/* bio_endio() dropped the cgroup association; this task's will do */
-	bio_associate_blkg(lower);
+	bio_clear_flag(lower, BIO_QOS_THROTTLED);
+	bio_clear_flag(lower, BIO_QOS_MERGED);
+	bio_clone_blkg_association(lower, node->upper);
 	submit_bio_noacct(lower);
+}
+
+/**
+ * md_poll_resend_work - send again the lower bios an array has queued
+ * @work: the array's poll_resend_work
+ *
+ * One at a time per array: each may wait, but not for another resend of
+ * the same array.
+ */
+void md_poll_resend_work(struct work_struct *work)
+{
+	struct mddev *mddev = container_of(work, struct mddev,
+					   poll_resend_work);
+	struct llist_node *list = llist_del_all(&mddev->poll_resends);
+	struct md_poll_node *node, *next;
+
+	llist_for_each_entry_safe(node, next, llist_reverse_order(list), resend)
+		md_poll_resend(node);
+}
+
+/* Whether the device below refused @lower in a way that a resend fixes */
+static bool md_poll_should_resend(struct md_poll_node *node,
+				  struct bio *lower)
+{
+	if (node->resent)
+		return false;
+	return (lower->bi_status == BLK_STS_AGAIN &&
+		(lower->bi_opf & REQ_NOWAIT)) ||
+	       lower->bi_status == BLK_STS_NOTSUPP;
 }
 
 static void md_poll_lower_endio(struct bio *lower)
 {
 	struct md_poll_node *node = lower->bi_private;
 
-	/*
-	 * A REQ_NOWAIT lower bio the device below had no room for.  Its
-	 * BLK_STS_AGAIN would reach the submitter only when polled, after
-	 * submit_bio() returned, too late to retry, and the submitter must
-	 * not wait for room either: it is the task that polls the bios that
-	 * hold it.  Send it again from a worker, by interrupt; the link
-	 * stays until it is done.
-	 */
-	if (lower->bi_status == BLK_STS_AGAIN &&
-	    (lower->bi_opf & REQ_NOWAIT)) {
-		INIT_WORK(&node->retry_work, md_poll_retry_work);
-		queue_work(md_wq, &node->retry_work);
+	if (md_poll_should_resend(node, lower)) {
+		struct mddev *mddev = node->upper->bi_bdev->bd_disk->private_data;
+
+		node->resent = true;
+		llist_add(&node->resend, &mddev->poll_resends);
+		queue_work(md_poll_wq, &mddev->poll_resend_work);
 		return;
 	}
 	/*
-	 * A polled lower bio may carry REQ_NOWAIT so that its submitter never
-	 * waits for a tag; that is all it meant.  raid1 and raid10 take a
-	 * failed REQ_NOWAIT read for one its caller would rather see fail
-	 * than wait for, and do not try another mirror: a device error would
-	 * reach the submitter although a mirror holds the data.  Leave it on
-	 * BLK_STS_NOTSUPP, which polling or REQ_NOWAIT itself may cause (a
-	 * member that lost its poll queues): no mirror is to blame for it.
+	 * REQ_NOWAIT kept the submitter from waiting for a tag; that is all
+	 * it meant.  raid1 and raid10 pass up the errors of REQ_NOWAIT reads
+	 * instead of trying another mirror.
 	 */
-	if (lower->bi_status && lower->bi_status != BLK_STS_NOTSUPP)
+	if (lower->bi_status)
 		lower->bi_opf &= ~REQ_NOWAIT;
 	/* Pairs with the acquires in md_poll_one(): the status is set */
 	smp_store_release(&node->done, true);
@@ -58,28 +87,30 @@ static void md_poll_lower_endio(struct bio *lower)
 /**
  * md_submit_lower - send a lower bio, linked for polling if it is polled
  * @node: the node embedded in the object that owns @lower
- * @bio: the bio md is serving: the bio it received, or a split of it
+ * @bio: the bio md received and is serving, not a split of it
  * @lower: the bio to send below on behalf of @bio
  *
  * Call this only from the submission of @bio, in its submitter's context.
- * A REQ_POLLED @lower is linked to the bio that @bio's submitter polls and
- * completes when that poller finds it done.
+ * A REQ_POLLED @lower is linked to @bio and completes when a poller of
+ * @bio finds it done.
  */
 void md_submit_lower(struct md_poll_node *node, struct bio *bio,
 		     struct bio *lower)
 {
 	if (lower->bi_opf & REQ_POLLED) {
 		node->bio = lower;
+		node->upper = bio;
 		node->end_io = lower->bi_end_io;
 		node->private = lower->bi_private;
 		node->done = false;
+		node->resent = false;
 		lower->bi_end_io = md_poll_lower_endio;
 		lower->bi_private = node;
 		/*
 		 * Linking before the submit is safe: nothing polls the node
 		 * before it is linked, and its ->bi_end_io only marks it.
 		 */
-		bio_poll_link_add(bio_poll_upper(bio), &node->link);
+		bio_poll_link_add(bio, &node->link);
 	}
 	submit_bio_noacct(lower);
 }
@@ -136,4 +167,15 @@ int md_poll_bio(struct bio *bio, struct io_comp_batch *iob,
 		unsigned int flags)
 {
 	return bio_poll_links(bio, iob, flags, md_poll_one, md_poll_bio);
+}
+
+int __init md_poll_init(void)
+{
+	md_poll_wq = alloc_workqueue("md_poll", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	return md_poll_wq ? 0 : -ENOMEM;
+}
+
+void md_poll_exit(void)
+{
+	destroy_workqueue(md_poll_wq);
 }

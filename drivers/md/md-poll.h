@@ -7,6 +7,8 @@
  * mirror for raid1 and raid10.  md_submit_lower() links a lower bio sent
  * from the upper bio's submission to the upper bio with the block layer's
  * stacked poll list, <linux/blk-stack-poll.h>, and md_poll_bio() polls it.
+ * Only bios md received on its own disk are linked: upper bios of arrays
+ * under dm-raid never carry REQ_POLLED.
  *
  * Completion: a linked lower bio's ->bi_end_io only marks it done; the
  * poller that finds it done runs the lower bio's own completion.  So the
@@ -15,40 +17,49 @@
  * object that owns the lower bio and embeds the node (struct md_io_clone,
  * struct r1bio, struct r10bio) lives until the poller is done with it.
  *
- * A linked lower bio that the device below fails with BLK_STS_AGAIN (no
- * tag for a REQ_NOWAIT bio) is sent again from a worker, by interrupt: the
+ * A linked lower bio that the device below refuses at submission, with
+ * BLK_STS_AGAIN (no tag for a REQ_NOWAIT bio) or BLK_STS_NOTSUPP (it lost
+ * its poll queues), is sent again once, unpolled, from a worker: the
  * poller would see the error too late to retry, and must not wait for a
  * tag its own polled bios may hold.
  *
- * Lower bios md sends later, from its thread or from a plug callback, must
- * not be polled: they are sent with REQ_POLLED cleared and complete by
- * interrupt; so are all writes to raid1 and raid10.
+ * md never polls the bios it splits (see md_split_would_block() for
+ * REQ_NOWAIT ones): it clears REQ_POLLED on both parts, as the block layer
+ * does, since the rest is submitted again and may wait while nobody polls
+ * the part sent.  Lower bios md sends later, from its thread or from a
+ * plug callback, must not be polled either: they are sent with REQ_POLLED
+ * cleared and complete by interrupt; so are all writes to raid1 and raid10.
  */
 #ifndef _MD_POLL_H
 #define _MD_POLL_H
 
 #include <linux/blk-stack-poll.h>
-#include <linux/workqueue.h>
+#include <linux/llist.h>
 
 struct bio;
 struct io_comp_batch;
+struct mddev;
 
 /**
  * struct md_poll_node - a polled lower bio and its deferred completion
  * @link: in the poll list of the upper bio
  * @bio: the lower bio
+ * @upper: the upper bio @bio is sent for
  * @end_io: @bio's own ->bi_end_io, run by the poller
  * @private: @bio's own ->bi_private
+ * @resend: in the array's list of lower bios to send again
  * @done: @bio has completed; written once, by its ->bi_end_io
- * @retry_work: sends @bio again after a BLK_STS_AGAIN
+ * @resent: @bio was sent again once, unpolled
  */
 struct md_poll_node {
 	struct bio_poll_link	link;
 	struct bio		*bio;
+	struct bio		*upper;
 	bio_end_io_t		*end_io;
 	void			*private;
+	struct llist_node	resend;
 	bool			done;
-	struct work_struct	retry_work;
+	bool			resent;
 };
 
 void md_submit_lower(struct md_poll_node *node, struct bio *bio,
@@ -56,5 +67,8 @@ void md_submit_lower(struct md_poll_node *node, struct bio *bio,
 void md_submit_clone(struct bio *clone);
 int md_poll_bio(struct bio *bio, struct io_comp_batch *iob,
 		unsigned int flags);
+void md_poll_resend_work(struct work_struct *work);
+int md_poll_init(void);
+void md_poll_exit(void);
 
 #endif /* _MD_POLL_H */

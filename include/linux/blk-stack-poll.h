@@ -23,7 +23,8 @@
  * Rules, for the driver:
  * - Links are added only while the upper bio is being submitted: from the
  *   driver's ->submit_bio() for it, including resubmissions of its split
- *   remainder from that same submit_bio() call.  A bio the driver
+ *   remainder from that same submit_bio() call, in task context (never
+ *   from an interrupt: the list's lock spins).  A bio the driver
  *   resubmits later, from another context, must not be linked: clear
  *   REQ_POLLED on it first (bio_clear_polled()).
  * - Any task may poll: io_uring polls a bio through a pointer that may by
@@ -77,6 +78,5 @@ void bio_poll_link_add(struct bio *bio, struct bio_poll_link *link);
 int bio_poll_links(struct bio *bio, struct io_comp_batch *iob,
 		   unsigned int flags, bio_poll_one_fn *poll_one,
 		   bio_poll_owner_fn *owner);
-struct bio *bio_poll_upper(struct bio *bio);
 
 #endif /* _LINUX_BLK_STACK_POLL_H */

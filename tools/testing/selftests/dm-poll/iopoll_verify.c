@@ -40,6 +40,7 @@ struct opts {
 	bool expect_zeros;
 	bool iopoll;
 	bool fixed;
+	bool async;	/* IOSQE_ASYNC: issued from io-wq, without IOCB_NOWAIT */
 	unsigned int qd;
 	unsigned long long offset, size;
 	unsigned int bs_min, bs_max;
@@ -157,6 +158,8 @@ static void prep(struct io_uring_sqe *sqe, const struct opts *o, int fd,
 	else
 		io_uring_prep_read(sqe, fd, s->buf, s->len, s->off);
 	io_uring_sqe_set_data64(sqe, idx);
+	if (o->async)
+		sqe->flags |= IOSQE_ASYNC;
 }
 
 /* Handle one completion; returns false on a failed check. */
@@ -362,6 +365,7 @@ static void print_help(const char *prog)
 		"  -S SEED           pattern seed (default 1)\n"
 		"  -I                interrupt driven: no IORING_SETUP_IOPOLL\n"
 		"  -F                use registered (fixed) buffers\n"
+		"  -A                IOSQE_ASYNC: io-wq issues every I/O, without NOWAIT\n"
 		"  -e ERRNO          expect every I/O to fail with this errno number\n"
 		"  -E ERRNO[,ERRNO]  let I/O fail with these errnos (up to 4); what it missed\n"
 		"                    goes unchecked\n"
@@ -409,7 +413,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	*o = (struct opts){ .do_write = true, .do_read = true, .iopoll = true,
 			    .qd = 8, .bs_min = 4096, .bs_max = 4096, .seed = 1,
 			    .time_limit_s = 180 };
-	while ((c = getopt(argc, argv, "m:o:s:b:q:S:IFe:E:L:T:")) != -1) {
+	while ((c = getopt(argc, argv, "m:o:s:b:q:S:IFAe:E:L:T:")) != -1) {
 		switch (c) {
 		case 'm':
 			o->expect_zeros = !strcmp(optarg, "zeros");
@@ -438,6 +442,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'F':
 			o->fixed = true;
+			break;
+		case 'A':
+			o->async = true;
 			break;
 		case 'e':
 			o->expect_errno = atoi(optarg);

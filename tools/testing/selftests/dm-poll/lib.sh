@@ -210,6 +210,28 @@ dmp_md_create()
 	DMP_NODE=$node
 }
 
+# dmp_md_build LEVEL -- MEMBER...: like dmp_md_create, but an array without
+# superblocks (mdadm --build), whose members' boundaries are where their
+# sizes put them.
+dmp_md_build()
+{
+	local level=$1 node=/dev/md$((100 + DMP_NMD++)) out
+	shift 2
+
+	DMP_NODE=
+	if ! out=$(mdadm --build "$node" --level="$level" --raid-devices=$# \
+		"$@" 2>&1); then
+		echo "# ${out//$'\n'/$'\n'# }"
+		echo "# mdadm --build $node --level=$level $* failed"
+		return 1
+	fi
+	DMP_TEARDOWN+=("md $node")
+	[ -b "$node" ] || { echo "# $node is not a block device"; return 1; }
+	dmp_md_settle "$node"
+	# shellcheck disable=SC2034 # for the caller
+	DMP_NODE=$node
+}
+
 # dmp_md_settle NODE: md reads and writes by interrupt on its own: the
 # superblock after creation and whenever the array turns clean again
 # (safe mode) or active, the bitmap when its daemon clears bits, and the
@@ -448,24 +470,29 @@ dmp_check_verified()
 # over until the cycles are done.  Every I/O must complete within 5 s
 # (DMP_LOAD_MAX_LAT_MS), each pass within 180 s (DMP_LOAD_PASS_S), with
 # its data.  With DMP_LOAD_ALLOW_ERRNO set (errnos, comma separated), only
-# writes run and may also fail with those errnos.  One KTAP result.
+# writes run and may also fail with those errnos.  DMP_LOAD_BASE (bytes)
+# moves the slices up; DMP_LOAD_ARGS adds iopoll_verify options (-A, -b).
+# One KTAP result.
 dmp_rings_under_load()
 {
 	local desc=$1 dev=$2 rings=$3 cycles=$4 slice r i rc=0
 	# Its own files: CMD may be another dmp_rings_under_load.
 	local tmp=/tmp/dmp-load.$$.$((DMP_NLOADS++)) pids=()
+	local base=${DMP_LOAD_BASE:-0}
 	local -a args=(-L "${DMP_LOAD_MAX_LAT_MS:-5000}" -T "${DMP_LOAD_PASS_S:-180}"
 		-b 4k-64k -q 8)
 	shift 4
 
+	# shellcheck disable=SC2206 # options, split on purpose
+	args+=(${DMP_LOAD_ARGS:-})
 	[ -z "${DMP_LOAD_ALLOW_ERRNO:-}" ] ||
 		args+=(-m write -E "$DMP_LOAD_ALLOW_ERRNO")
-	slice=$(($(dmp_sectors "$dev") * 512 / rings))
+	slice=$((($(dmp_sectors "$dev") * 512 - base) / rings))
 	[ "$slice" -le $((32 << 20)) ] || slice=$((32 << 20))
 	rm -f "$tmp.stop"
 	for ((r = 0; r < rings; r++)); do
 		dmp_load_ring "$tmp.stop" "$dev" $((121 + r)) "${args[@]}" \
-			-o $((r * slice)) -s "$slice" >"$tmp.$r" 2>&1 &
+			-o $((base + r * slice)) -s "$slice" >"$tmp.$r" 2>&1 &
 		pids+=($!)
 	done
 	for ((i = 1; i <= cycles; i++)); do

@@ -17,14 +17,15 @@ la=$DMP_NODE
 dmp_dm_create lb "0 262144 linear $b 0" || ktap_exit_fail_msg "cannot create dm-linear"
 dmp_md_create 0 --chunk=16 -- "$la" "$DMP_NODE" || ktap_exit_fail_msg "cannot create md raid0"
 md=$DMP_NODE
-dmp_check_polled "md raid0 over dm-linear: 512B-16k" "$md" -s 16M -b 512-16k -q 4 -S 81
+dmp_check_polled "md raid0 over dm-linear: 16k" "$md" -s 16M -b 16k -q 4 -S 81
 
 sectors=$(dmp_sectors "$md")
 dmp_dm_create over-md "0 $((sectors - 2048)) linear $md 2048" ||
 	ktap_exit_fail_msg "cannot create dm-linear over md"
-# DM cuts its polled clones to the array's max_sectors, a chunk.
-dmp_check_polled "dm-linear over md raid0 over dm-linear: 512B-1M" "$DMP_NODE" \
-	-s 16M -b 512-1M -q 4 -S 82
+# DM cuts its polled clones to the array's max_sectors, a chunk: the
+# dm-linear offset of 1 MiB keeps them chunk aligned.
+dmp_check_polled "dm-linear over md raid0 over dm-linear: 256k, cut into chunks" \
+	"$DMP_NODE" -s 16M -b 256k -q 4 -S 82
 dmp_cleanup
 
 dmp_md_create 1 --assume-clean --size=65536 -- "$a" "$b" ||

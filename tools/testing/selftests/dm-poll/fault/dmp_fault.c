@@ -32,6 +32,11 @@
  *                   and whatever it has become meanwhile, the way io_uring
  *                   polls a bio through a stale pointer: the poll list
  *                   must cope with concurrent and stray pollers
+ *   reset_poll=1    each ->poll_bio() also polls a bio of this disk that
+ *                   bio_reset() has just reset, its ->bi_private the
+ *                   caller's, as a bio freed and reset for
+ *                   submit_bio_wait() looks to a stale poller: the poll
+ *                   list must not take ->bi_private for a list
  *
  * A clone that more than one knob picks is failed if fail_every picks it,
  * else sent from the workqueue if wq_every picks it.  All knobs can be
@@ -97,6 +102,7 @@ static struct dmpf_knob dmpf_wq_every = { .max = UINT_MAX };
 static struct dmpf_knob dmpf_nopoll_every = { .max = UINT_MAX };
 static struct dmpf_knob dmpf_delay_us = { .max = DMPF_MAX_DELAY_US };
 static struct dmpf_knob dmpf_stray_poll = { .max = 1 };
+static struct dmpf_knob dmpf_reset_poll = { .max = 1 };
 
 /*
  * fail_every and fail_status in one word, which a clone reads once: knobs
@@ -120,6 +126,8 @@ enum dmpf_stat {
 	DMPF_STAT_DELAYED,	/* completed late by delay_us */
 	DMPF_STAT_STRAY,	/* stray polls made by stray_poll */
 	DMPF_STAT_STRAY_FOUND,	/* stray polls that found links to poll */
+	DMPF_STAT_RESET_POLL,	/* polls of reset bios made by reset_poll */
+	DMPF_STAT_RESET_TAKEN,	/* of those, ->bi_private taken for a list */
 	DMPF_STAT_INFLIGHT,	/* clones not yet freed */
 	DMPF_NR_STATS
 };
@@ -210,6 +218,9 @@ struct dmpf_clone {
 	bool			done;
 	struct bio		bio;
 };
+
+/* Never a clone: what reset_poll's bio points at; see dmpf_poll_reset() */
+static struct dmpf_clone dmpf_reset_canary;
 
 static void dmpf_stat_add(enum dmpf_stat stat, long n)
 {
@@ -518,6 +529,10 @@ static bool dmpf_poll_one(struct bio_poll_link *link,
 
 	if (READ_ONCE(dmpf_stray_task) == current)
 		dmpf_stray_found = true;
+	if (unlikely(c == &dmpf_reset_canary)) {
+		dmpf_stat_inc(DMPF_STAT_RESET_TAKEN);
+		return true;
+	}
 	/* Pairs with the release in dmpf_clone_endio(): status is set */
 	if (!smp_load_acquire(&c->done)) {
 		bio_poll(&c->bio, iob, flags);
@@ -560,11 +575,36 @@ static void dmpf_poll_stray(struct bio *bio, struct io_comp_batch *iob,
 	smp_store_release(&dmpf_stray_task, NULL);
 }
 
+/*
+ * reset_poll: poll a bio that bio_reset() made a bio of this disk, its
+ * ->bi_private pointing at a canary clone that dmpf_poll_one() counts if
+ * the poll list ever hands it out as a link.
+ */
+static void dmpf_poll_reset(struct io_comp_batch *iob, unsigned int flags)
+{
+	struct block_device *bdev = dmpf.disk->part0;
+	struct bio bio;
+
+	if (cmpxchg(&dmpf_stray_task, NULL, current))
+		return;
+	bio_init(&bio, bdev, NULL, 0, REQ_OP_READ);
+	bio_reset(&bio, bdev, REQ_OP_READ);
+	bio.bi_private = &dmpf_reset_canary.link;
+	dmpf_stat_inc(DMPF_STAT_RESET_POLL);
+	bio_poll(&bio, iob, flags);
+	if (bio.bi_private != &dmpf_reset_canary.link)
+		dmpf_stat_inc(DMPF_STAT_RESET_TAKEN);
+	bio_uninit(&bio);
+	smp_store_release(&dmpf_stray_task, NULL);
+}
+
 static int dmpf_poll_bio(struct bio *bio, struct io_comp_batch *iob,
 			 unsigned int flags)
 {
 	if (READ_ONCE(dmpf_stray_poll.val))
 		dmpf_poll_stray(bio, iob, flags);
+	if (READ_ONCE(dmpf_reset_poll.val))
+		dmpf_poll_reset(iob, flags);
 	return bio_poll_links(bio, iob, flags, dmpf_poll_one, dmpf_poll_bio);
 }
 
@@ -626,6 +666,9 @@ MODULE_PARM_DESC(delay_us,
 module_param_cb(stray_poll, &dmpf_knob_ops, &dmpf_stray_poll, 0644);
 MODULE_PARM_DESC(stray_poll,
 		 "1: each poll also polls the polled bio submitted last");
+module_param_cb(reset_poll, &dmpf_knob_ops, &dmpf_reset_poll, 0644);
+MODULE_PARM_DESC(reset_poll,
+		 "1: each poll also polls a bio just reset to this disk");
 
 /* Set the @mask bits of dmpf_fail to @bits; see dmpf_fail for the lock. */
 static void dmpf_fail_update(u64 mask, u64 bits)
@@ -736,6 +779,13 @@ MODULE_PARM_DESC(stat_stray, "stray polls made by stray_poll");
 module_param_cb(stat_stray_found, &dmpf_stat_ops,
 		&dmpf_stats[DMPF_STAT_STRAY_FOUND], 0444);
 MODULE_PARM_DESC(stat_stray_found, "stray polls that found links to poll");
+module_param_cb(stat_reset_poll, &dmpf_stat_ops,
+		&dmpf_stats[DMPF_STAT_RESET_POLL], 0444);
+MODULE_PARM_DESC(stat_reset_poll, "polls of reset bios made by reset_poll");
+module_param_cb(stat_reset_taken, &dmpf_stat_ops,
+		&dmpf_stats[DMPF_STAT_RESET_TAKEN], 0444);
+MODULE_PARM_DESC(stat_reset_taken,
+		 "reset bios whose ->bi_private was taken for a poll list");
 module_param_cb(stat_inflight, &dmpf_stat_ops, &dmpf_stats[DMPF_STAT_INFLIGHT],
 		0444);
 MODULE_PARM_DESC(stat_inflight, "clones not yet freed");
