@@ -14,7 +14,7 @@ DMPF_SYS=/sys/module/dmp_fault
 DMPF_PARAMS=$DMPF_SYS/parameters
 DMPF_DEV=/dev/dmpfault0
 DMPF_STATS="clones linked polled wq unpolled failed retried delayed stray stray_found
-reset_poll reset_taken inflight"
+submit_delayed reset_poll reset_taken inflight"
 # The bio slabs before the module was first loaded: none of its own may
 # be left after it is unloaded.
 DMPF_SLABS_BEFORE=
@@ -91,7 +91,7 @@ dmpf_knobs()
 		esac
 	done
 	dmpf_set clones=1 wq_every=0 nopoll_every=0 fail_every=0 \
-		fail_status=eio delay_us=0 stray_poll=0 reset_poll=0 \
+		fail_status=eio delay_us=0 stray_poll=0 reset_poll=0 submit_delay_us=0 \
 		"${first[@]}" "${rest[@]}"
 }
 

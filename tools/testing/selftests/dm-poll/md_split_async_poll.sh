@@ -10,13 +10,17 @@
 # sets up the poll only after submit_bio() returns.  md polls no bio it
 # splits: the part completes by interrupt and the suspend goes on.  Rings
 # with IOSQE_ASYNC across the boundaries while the array is suspended over
-# and over: every I/O must complete within 5 s, with its data.  On the
-# series that polled md's splits, a suspend met a split within a few
-# cycles and everything stalled until the suspend was killed.
+# and over: every I/O must complete within 5 s, with its data.  The linear
+# members are pieces of dmp_fault, which spins 2 ms in ->submit_bio(), so
+# that a suspend often starts between the part sent and the rest: on the
+# series that polled md's splits, one did within a few cycles and the I/O
+# stalled until the suspend was killed.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/fault_lib.sh"
 
 dmp_require_root
 dmp_require_cmds mdadm dmsetup timeout
+dmpf_require_module
 dmp_get_nvme_devs 2
 a=${DMP_NVME[0]} b=${DMP_NVME[1]}
 
@@ -42,21 +46,28 @@ md_suspend()
 }
 
 ktap_print_header
-ktap_set_plan 2
+ktap_set_plan 3
+dmpf_load "$a" || ktap_exit_fail_msg "cannot load dmp_fault on $a"
+dmpf_knobs submit_delay_us=2000
+dmpf_snapshot
 members=()
-for ((i = 0; i < 8; i++)); do
-	dev=$a
-	[ $((i % 2)) = 1 ] && dev=$b
-	dmp_dm_create "part$i" "0 8192 linear $dev $((i * 8192))" ||
+for ((i = 0; i < 16; i++)); do
+	dmp_dm_create "part$i" "0 2048 linear $DMPF_DEV $((i * 2048))" ||
 		ktap_exit_fail_msg "cannot create member $i"
 	members+=("$DMP_NODE")
 done
 dmp_md_build linear -- "${members[@]}" ||
-	ktap_exit_fail_msg "cannot build md linear of 8 members of 4 MiB"
-echo "# md linear of 8 members of 4 MiB: 7 boundaries, each in a ring's slice"
+	ktap_exit_fail_msg "cannot build md linear of 16 members of 1 MiB"
+echo "# md linear of 16 members of 1 MiB on dmp_fault: 15 boundaries"
 dmp_rings_under_load "md linear: IOSQE_ASYNC across members, suspends" \
 	"$DMP_NODE" 4 100 md_suspend "$DMP_NODE"
+if dmpf_conds "submit_delayed>0 inflight=0"; then
+	ktap_test_pass "dmp_fault held the submissions:$(dmpf_counters)"
+else
+	ktap_test_fail "dmp_fault: not true:$DMPF_BAD"
+fi
 dmp_cleanup
+dmpf_unload || ktap_exit_fail_msg "cannot unload dmp_fault"
 
 dmp_md_create 1 --assume-clean -- "$a" "$b" ||
 	ktap_exit_fail_msg "cannot create md raid1"

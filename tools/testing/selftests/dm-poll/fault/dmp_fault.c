@@ -32,6 +32,10 @@
  *                   and whatever it has become meanwhile, the way io_uring
  *                   polls a bio through a stale pointer: the poll list
  *                   must cope with concurrent and stray pollers
+ *   submit_delay_us=N  spin N microseconds (at most 20000) in ->submit_bio()
+ *                   before sending any clone: whatever the driver above
+ *                   does between sending this bio and its next one (the
+ *                   rest of a split, say) then takes that much longer
  *   reset_poll=1    each ->poll_bio() also polls a bio of this disk that
  *                   bio_reset() has just reset, its ->bi_private the
  *                   caller's, as a bio freed and reset for
@@ -79,6 +83,7 @@
 #define DMPF_NAME		"dmpfault0"
 #define DMPF_MAX_CLONES		16
 #define DMPF_MAX_DELAY_US	1000000U
+#define DMPF_MAX_SUBMIT_DELAY_US	20000U
 /* Times a clone is sent again before it fails with BLK_STS_IOERR */
 #define DMPF_MAX_RETRIES	3
 
@@ -103,6 +108,9 @@ static struct dmpf_knob dmpf_nopoll_every = { .max = UINT_MAX };
 static struct dmpf_knob dmpf_delay_us = { .max = DMPF_MAX_DELAY_US };
 static struct dmpf_knob dmpf_stray_poll = { .max = 1 };
 static struct dmpf_knob dmpf_reset_poll = { .max = 1 };
+static struct dmpf_knob dmpf_submit_delay_us = {
+	.max = DMPF_MAX_SUBMIT_DELAY_US
+};
 
 /*
  * fail_every and fail_status in one word, which a clone reads once: knobs
@@ -126,6 +134,7 @@ enum dmpf_stat {
 	DMPF_STAT_DELAYED,	/* completed late by delay_us */
 	DMPF_STAT_STRAY,	/* stray polls made by stray_poll */
 	DMPF_STAT_STRAY_FOUND,	/* stray polls that found links to poll */
+	DMPF_STAT_SUBMIT_DELAYED, /* bios held in ->submit_bio() by submit_delay_us */
 	DMPF_STAT_RESET_POLL,	/* polls of reset bios made by reset_poll */
 	DMPF_STAT_RESET_TAKEN,	/* of those, ->bi_private taken for a list */
 	DMPF_STAT_INFLIGHT,	/* clones not yet freed */
@@ -469,6 +478,23 @@ static blk_status_t dmpf_alloc_clones(struct bio *upper,
 	return ok ? BLK_STS_OK : BLK_STS_IOERR;
 }
 
+/*
+ * submit_delay_us: spin, not sleep, so that a REQ_NOWAIT bio is held the
+ * same way; preemption stays on.
+ */
+static void dmpf_submit_delay(void)
+{
+	unsigned int us = READ_ONCE(dmpf_submit_delay_us.val);
+	u64 end;
+
+	if (!us)
+		return;
+	end = ktime_get_ns() + us * NSEC_PER_USEC;
+	while (ktime_get_ns() < end)
+		cpu_relax();
+	dmpf_stat_inc(DMPF_STAT_SUBMIT_DELAYED);
+}
+
 static void dmpf_submit_bio(struct bio *upper)
 {
 	struct dmpf_clone *c[DMPF_MAX_CLONES];
@@ -476,6 +502,8 @@ static void dmpf_submit_bio(struct bio *upper)
 	unsigned int n = READ_ONCE(dmpf_clones.val), i;
 	blk_status_t status;
 	sector_t blocks;
+
+	dmpf_submit_delay();
 
 	lb_shift = ilog2(bdev_logical_block_size(dmpf.lower_bdev)) -
 		   SECTOR_SHIFT;
@@ -595,6 +623,7 @@ static void dmpf_poll_reset(struct io_comp_batch *iob, unsigned int flags)
 	if (bio.bi_private != &dmpf_reset_canary.link)
 		dmpf_stat_inc(DMPF_STAT_RESET_TAKEN);
 	bio_uninit(&bio);
+	/* Orders this poll before the next stray or reset poll */
 	smp_store_release(&dmpf_stray_task, NULL);
 }
 
@@ -666,6 +695,9 @@ MODULE_PARM_DESC(delay_us,
 module_param_cb(stray_poll, &dmpf_knob_ops, &dmpf_stray_poll, 0644);
 MODULE_PARM_DESC(stray_poll,
 		 "1: each poll also polls the polled bio submitted last");
+module_param_cb(submit_delay_us, &dmpf_knob_ops, &dmpf_submit_delay_us, 0644);
+MODULE_PARM_DESC(submit_delay_us,
+		 "spin this many us in ->submit_bio(), at most 20000");
 module_param_cb(reset_poll, &dmpf_knob_ops, &dmpf_reset_poll, 0644);
 MODULE_PARM_DESC(reset_poll,
 		 "1: each poll also polls a bio just reset to this disk");
@@ -779,6 +811,10 @@ MODULE_PARM_DESC(stat_stray, "stray polls made by stray_poll");
 module_param_cb(stat_stray_found, &dmpf_stat_ops,
 		&dmpf_stats[DMPF_STAT_STRAY_FOUND], 0444);
 MODULE_PARM_DESC(stat_stray_found, "stray polls that found links to poll");
+module_param_cb(stat_submit_delayed, &dmpf_stat_ops,
+		&dmpf_stats[DMPF_STAT_SUBMIT_DELAYED], 0444);
+MODULE_PARM_DESC(stat_submit_delayed,
+		 "bios held in ->submit_bio() by submit_delay_us");
 module_param_cb(stat_reset_poll, &dmpf_stat_ops,
 		&dmpf_stats[DMPF_STAT_RESET_POLL], 0444);
 MODULE_PARM_DESC(stat_reset_poll, "polls of reset bios made by reset_poll");
