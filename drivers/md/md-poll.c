@@ -3,22 +3,22 @@
  * Polled I/O through md: see md-poll.h.
  */
 #include <linux/bio.h>
-#include <linux/blk-cgroup.h>
 #include <linux/blk-stack-poll.h>
 #include <linux/workqueue.h>
 
 #include "md.h"
 
-/* Resends run here: unbound, so not on the CPU of the poller that queued them */
+/* Resends run here, unbound: not on the CPU of the poller that queued them */
 static struct workqueue_struct *md_poll_wq;
 
 /*
  * Send a lower bio again, unpolled and allowed to wait.  It failed at
- * submission, before the device below started it: bio_endio() released
- * its cgroup association and any integrity payload the block layer had
- * generated, and left its iterator and partition remapping as they were.
- * Associate it again with the upper bio's cgroup, not this worker's, and
- * forget the QoS accounting of the first attempt: it is a new submission.
+ * submission, before the device below started it (md_poll_should_resend()
+ * checks that it is whole): bio_endio() released its cgroup association
+ * and any integrity payload the block layer had generated, and left its
+ * iterator and partition remapping as they were.  Associate it again with
+ * the upper bio's cgroup, not this worker's, and reset what the first
+ * attempt left: QoS accounting, a split's remaining count, a cookie.
  */
 static void md_poll_resend(struct md_poll_node *node)
 {
@@ -26,8 +26,10 @@ static void md_poll_resend(struct md_poll_node *node)
 
 	lower->bi_status = BLK_STS_OK;
 	lower->bi_opf &= ~(REQ_NOWAIT | REQ_POLLED);
+	lower->bi_cookie = BLK_QC_T_NONE;
 	bio_clear_flag(lower, BIO_QOS_THROTTLED);
 	bio_clear_flag(lower, BIO_QOS_MERGED);
+	atomic_set(&lower->__bi_remaining, 1);
 	bio_clone_blkg_association(lower, node->upper);
 	submit_bio_noacct(lower);
 }
@@ -36,8 +38,9 @@ static void md_poll_resend(struct md_poll_node *node)
  * md_poll_resend_work - send again the lower bios an array has queued
  * @work: the array's poll_resend_work
  *
- * One at a time per array: each may wait, but not for another resend of
- * the same array.
+ * One at a time per array: each may wait (a member's frozen queue delays
+ * the resends to the others), but not for another resend of the same
+ * array, and arrays stacked on each other resend apart.
  */
 void md_poll_resend_work(struct work_struct *work)
 {
@@ -50,11 +53,17 @@ void md_poll_resend_work(struct work_struct *work)
 		md_poll_resend(node);
 }
 
-/* Whether the device below refused @lower in a way that a resend fixes */
+/*
+ * Whether the device below refused @lower at submission in a way that a
+ * resend fixes: no tag for REQ_NOWAIT, or no poll queue (BLK_STS_NOTSUPP).
+ * Only a whole bio, as sent: a device that started it (NVMe fails some
+ * commands with BLK_STS_NOTSUPP) has advanced it, a stacked one may have
+ * sent part of it.
+ */
 static bool md_poll_should_resend(struct md_poll_node *node,
 				  struct bio *lower)
 {
-	if (node->resent)
+	if (node->resent || lower->bi_iter.bi_size != node->size)
 		return false;
 	return (lower->bi_status == BLK_STS_AGAIN &&
 		(lower->bi_opf & REQ_NOWAIT)) ||
@@ -102,6 +111,7 @@ void md_submit_lower(struct md_poll_node *node, struct bio *bio,
 		node->upper = bio;
 		node->end_io = lower->bi_end_io;
 		node->private = lower->bi_private;
+		node->size = lower->bi_iter.bi_size;
 		node->done = false;
 		node->resent = false;
 		lower->bi_end_io = md_poll_lower_endio;

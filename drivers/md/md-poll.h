@@ -48,6 +48,7 @@ struct mddev;
  * @end_io: @bio's own ->bi_end_io, run by the poller
  * @private: @bio's own ->bi_private
  * @resend: in the array's list of lower bios to send again
+ * @size: @bio's size as sent, to tell a refused bio from a started one
  * @done: @bio has completed; written once, by its ->bi_end_io
  * @resent: @bio was sent again once, unpolled
  */
@@ -58,6 +59,7 @@ struct md_poll_node {
 	bio_end_io_t		*end_io;
 	void			*private;
 	struct llist_node	resend;
+	unsigned int		size;
 	bool			done;
 	bool			resent;
 };

@@ -6,8 +6,8 @@
 # raid1 through sysfs suspend_lo, raid0, which has no such file, through
 # a member's write-mostly flag, whose changes suspend the array.  And on
 # raid1 a suspended range opened and closed 50 times: bios in the range
-# wait, or, with REQ_NOWAIT, fail at submission; the rest of a split one
-# is held back instead.  Every I/O must complete, with its data.
+# wait, or, with REQ_NOWAIT, fail at submission, whole: md splits no
+# REQ_NOWAIT bio.  Every I/O must complete, with its data.
 . "$(dirname "$0")/lib.sh"
 
 dmp_require_root
