@@ -267,15 +267,20 @@ dmp_members()
 	echo "${out[*]}"
 }
 
-# dmp_md_wait_sync NODE: wait until NODE has no resync or recovery running.
+# dmp_md_wait_sync NODE: wait until NODE has no resync or recovery running,
+# at most DMP_MD_SYNC_S seconds (default 300); fails with md's state then.
 dmp_md_wait_sync()
 {
-	local sys
+	local sys i
 
 	sys=$(dmp_sysfs "$1")/md
-	while [ "$(cat "$sys/sync_action")" != idle ]; do
+	for ((i = 0; i < ${DMP_MD_SYNC_S:-300} * 5; i++)); do
+		[ "$(cat "$sys/sync_action")" = idle ] && return 0
 		sleep 0.2
 	done
+	echo "# $1: still $(cat "$sys/sync_action") after ${DMP_MD_SYNC_S:-300} s:" \
+		"$(cat "$sys/sync_completed" 2>/dev/null)"
+	return 1
 }
 
 # dmp_md_stop_refused NODE: mdadm --stop fails while the array is open.

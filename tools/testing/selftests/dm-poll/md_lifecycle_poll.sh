@@ -35,14 +35,15 @@ m1=$DMP_NODE
 dmp_dm_create m2 "0 262144 linear $a 262144" || ktap_exit_fail_msg "cannot create member"
 m2=$DMP_NODE
 
-# Slow resync down so that the load overlaps it.
+# Slow resync down so that the load overlaps it; the limit is global.
 speed=$(cat /proc/sys/dev/raid/speed_limit_max)
+trap 'echo "$speed" >/proc/sys/dev/raid/speed_limit_max; dmp_cleanup' EXIT
 echo 2000 >/proc/sys/dev/raid/speed_limit_max
 dmp_md_create 1 --size=65536 -- "$m0" "$m1" || ktap_exit_fail_msg "cannot create md raid1"
 dev=$DMP_NODE
 dmp_rings_under_load "raid1 resync" "$dev" 2 5 md_action_is "$dev" resync
 echo "$speed" >/proc/sys/dev/raid/speed_limit_max
-dmp_md_wait_sync "$dev"
+dmp_md_wait_sync "$dev" || ktap_exit_fail_msg "$dev: resync or recovery did not finish"
 
 dmp_rings_under_load "raid1: mdadm --fail a member" "$dev" 2 1 \
 	dmp_after_pause 0.5 mdadm --quiet --fail "$dev" "$m1"
@@ -58,7 +59,7 @@ done
 [ "$i" -lt 50 ] || ktap_exit_fail_msg "cannot remove the failed member"
 dmp_rings_under_load "raid1: spare added, recovery" "$dev" 2 1 \
 	dmp_after_pause 0.3 mdadm --quiet --add "$dev" "$m2"
-dmp_md_wait_sync "$dev"
+dmp_md_wait_sync "$dev" || ktap_exit_fail_msg "$dev: resync or recovery did not finish"
 dmp_check_io_poll "raid1 after recovery onto a polling member" "$dev" 1
 dmp_rings_under_load "raid1: mdadm --stop while in use" "$dev" 2 3 dmp_md_stop_refused "$dev"
 
@@ -70,7 +71,7 @@ mdadm --quiet --add "$dev" "$DMP_NODE" || ktap_exit_fail_msg "cannot add a spare
 DMP_LOAD_ALLOW_ERRNO=$EOPNOTSUPP dmp_rings_under_load \
 	"raid1: member without poll queues joins" "$dev" 2 1 \
 	dmp_after_pause 0.3 mdadm --quiet --fail "$dev" "$m0"
-dmp_md_wait_sync "$dev"
+dmp_md_wait_sync "$dev" || ktap_exit_fail_msg "$dev: resync or recovery did not finish"
 dmp_check_io_poll "raid1 with a member without poll queues" "$dev" 0
 dmp_check_eopnotsupp "raid1 with a member without poll queues" "$dev"
 ktap_finished
