@@ -21,15 +21,6 @@ a=${DMP_NVME[0]} b=${DMP_NVME[1]}
 
 DMP_LOAD_ARGS="-b 4k-128k"
 
-# freeze_queue NODE: one freeze and unfreeze of NODE's queue.
-freeze_queue()
-{
-	local f v
-
-	f=$(dmp_sysfs "$1")/queue/iostats
-	v=$(cat "$f") && echo "$v" >"$f"
-}
-
 ktap_print_header
 ktap_set_plan 2
 dmpf_load "$a" || ktap_exit_fail_msg "cannot load dmp_fault on $a"
@@ -37,7 +28,7 @@ dmpf_knobs submit_delay_us=2000
 dmp_dm_create striped "0 65536 striped 2 64 $DMPF_DEV 0 $b 0" ||
 	ktap_exit_fail_msg "cannot create dm-striped over dmp_fault and $b"
 dmp_rings_under_load "dm-striped: polled across chunks, queue freezes" \
-	"$DMP_NODE" 4 300 freeze_queue "$DMP_NODE"
+	"$DMP_NODE" 4 300 dmp_freeze_queue "$DMP_NODE"
 dmp_cleanup
 dmpf_check_unload "unload" "$a"
 ktap_finished

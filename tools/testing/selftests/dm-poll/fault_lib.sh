@@ -31,6 +31,21 @@ dmpf_require_module()
 	[ ! -d "$DMPF_SYS" ] || dmp_skip_all "dmp_fault is loaded already"
 }
 
+# dmpf_md_linear_pieces N: md linear (no superblock) of N dm-linear pieces
+# of 1 MiB of dmpfault0, so that most of md's member boundaries fall
+# inside any region; DMP_NODE is the array.
+dmpf_md_linear_pieces()
+{
+	local i members=()
+
+	for ((i = 0; i < $1; i++)); do
+		dmp_dm_create "piece$i" "0 2048 linear $DMPF_DEV $((i * 2048))" ||
+			return 1
+		members+=("$DMP_NODE")
+	done
+	dmp_md_build linear -- "${members[@]}"
+}
+
 dmpf_bio_slabs()
 {
 	(cd /sys/kernel/slab 2>/dev/null && printf '%s\n' bio-*) | sort

@@ -547,6 +547,16 @@ dmp_under_load()
 	dmp_rings_under_load "$desc" "$dev" 1 5 dmp_after_pause 0.3 "$@"
 }
 
+# dmp_freeze_queue NODE: one freeze and unfreeze of NODE's queue: every
+# store to a queue attribute freezes it; this one writes iostats back.
+dmp_freeze_queue()
+{
+	local f v
+
+	f=$(dmp_sysfs "$1")/queue/iostats
+	v=$(cat "$f") && echo "$v" >"$f"
+}
+
 # dmp_after_pause SECONDS CMD...
 dmp_after_pause()
 {

@@ -50,13 +50,7 @@ ktap_set_plan 3
 dmpf_load "$a" || ktap_exit_fail_msg "cannot load dmp_fault on $a"
 dmpf_knobs submit_delay_us=2000
 dmpf_snapshot
-members=()
-for ((i = 0; i < 16; i++)); do
-	dmp_dm_create "part$i" "0 2048 linear $DMPF_DEV $((i * 2048))" ||
-		ktap_exit_fail_msg "cannot create member $i"
-	members+=("$DMP_NODE")
-done
-dmp_md_build linear -- "${members[@]}" ||
+dmpf_md_linear_pieces 16 ||
 	ktap_exit_fail_msg "cannot build md linear of 16 members of 1 MiB"
 echo "# md linear of 16 members of 1 MiB on dmp_fault: 15 boundaries"
 dmp_rings_under_load "md linear: IOSQE_ASYNC across members, suspends" \

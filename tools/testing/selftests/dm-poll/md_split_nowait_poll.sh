@@ -26,32 +26,17 @@ a=${DMP_NVME[0]}
 
 DMP_LOAD_ARGS="-b 4k-128k"
 
-# freeze_queue NODE: one freeze and unfreeze of NODE's queue.
-freeze_queue()
-{
-	local f v
-
-	f=$(dmp_sysfs "$1")/queue/iostats
-	v=$(cat "$f") && echo "$v" >"$f"
-}
-
 ktap_print_header
 ktap_set_plan 3
 dmpf_load "$a" || ktap_exit_fail_msg "cannot load dmp_fault on $a"
 dmpf_knobs submit_delay_us=2000
-members=()
-for ((i = 0; i < 16; i++)); do
-	dmp_dm_create "part$i" "0 2048 linear $DMPF_DEV $((i * 2048))" ||
-		ktap_exit_fail_msg "cannot create member $i"
-	members+=("$DMP_NODE")
-done
-dmp_md_build linear -- "${members[@]}" ||
+dmpf_md_linear_pieces 16 ||
 	ktap_exit_fail_msg "cannot build md linear of 16 members of 1 MiB"
 md=$DMP_NODE
 re=$(dmp_irq_regex "$md")
 before=$(dmp_irqs "$re")
 dmp_rings_under_load "md linear: polled across members, queue freezes" \
-	"$md" 4 300 freeze_queue "$md"
+	"$md" 4 300 dmp_freeze_queue "$md"
 irqs=$(($(dmp_irqs "$re") - before))
 if [ "$irqs" -gt 0 ]; then
 	ktap_test_pass "md linear: split bios completed by interrupt ($irqs interrupts)"
