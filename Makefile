@@ -6,6 +6,7 @@
 #   make kernel     build the kernel only; prints the bzImage path
 #   make series     export the mailable series to build/series/ and verify it
 #   make bench      CPU cost per I/O, base against patched, under QEMU -icount
+#   make profile    kernel functions by instructions per I/O, raw and STACK=...
 #   make bisect     build the kernel at every patch of the series
 #   make deps       install what the scripts need (apt-get)
 #   make clean      remove build/ (the kernel trees, images, logs)
@@ -16,7 +17,7 @@
 
 SCRIPTS := scripts
 
-.PHONY: all demo check tree kernel series bench bisect deps clean
+.PHONY: all demo check tree kernel series bench profile bisect deps clean
 
 all: demo
 
@@ -41,6 +42,9 @@ series: tree
 
 bench:
 	@bash $(SCRIPTS)/bench.sh
+
+profile:
+	@bash $(SCRIPTS)/profile.sh
 
 bisect: tree
 	@bash $(SCRIPTS)/build-each.sh

@@ -11,6 +11,8 @@
 #   SP_BRANCH     branch to write (default stackpoll, which the patched
 #                 worktree has checked out)
 #   SP_KCONFIG    the file Kconfig: lines take entries from (default ./Kconfig)
+#   SP_ONLY       an extended regex: apply only the patches whose subject
+#                 matches (build-kernel.sh base: the null_blk patches)
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -100,6 +102,7 @@ parent=$(rgit rev-parse base)
 for ((n = 1; n <= npatches; n++)); do
 	d=$tmp/$n
 	subject=$(cat "$d/subject")
+	[ -z "${SP_ONLY:-}" ] || grep -qE -- "$SP_ONLY" "$d/subject" || continue
 	say "series: [$n/$npatches] $subject"
 	if [ -f "$d/edits" ]; then
 		while read -r diff; do
@@ -136,8 +139,8 @@ cat "$tmp/0/body" >"$gitdir/$branch-cover-body" 2>/dev/null || true
 
 # Bring the patched worktree to the new commit, touching only what changed.
 patched=$(sp_src patched)
+unset GIT_INDEX_FILE
 if [ "$branch" = stackpoll ] && [ -d "$patched" ]; then
-	unset GIT_INDEX_FILE
 	sp_git -C "$patched" reset -q --hard "$branch"
 fi
 say "series: $branch is $(rgit rev-parse --short "$branch") on Linux $version"

@@ -13,6 +13,17 @@ src=$(sp_src "$tree")
 [ "$tree" = debug ] && src=$(sp_src patched)
 obj=$(sp_obj "$tree")
 [ -f "$src/Makefile" ] || die "no $tree tree at $src (run scripts/base-tree.sh)"
+# The base kernel carries the series' null_blk patches: they change the
+# test device, not the stacking, so that both kernels are measured and
+# tested on the same device.  Branch base-devices, checked out in the base
+# repo (branch base stays the pristine tree the series applies to).
+if [ "$tree" = base ]; then
+	SP_BRANCH=base-devices SP_ONLY='^null_blk: ' \
+		bash "$SP_TOP/scripts/apply-series.sh" >/dev/null 2>"$SP_LOGS/base-devices.log" ||
+		die "base: the null_blk patches do not apply: $(tail -1 "$SP_LOGS/base-devices.log")"
+	sp_git -C "$src" checkout -q base-devices ||
+		die "base: cannot check out branch base-devices in $src"
+fi
 need_cmds gcc make flex bison bc ccache
 
 case $tree in

@@ -14,6 +14,7 @@ packages=(
 	liburing-dev rsync		# iopoll_verify; kselftest install
 	shellcheck
 	gnuplot-nox			# make bench: the plot
+	linux-perf			# make profile: perf in the guest
 )
 missing=()
 for p in "${packages[@]}"; do

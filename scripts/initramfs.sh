@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Build the guest's initramfs (uncompressed cpio): busybox, bash, fio,
-# dmsetup, mdadm, the installed dm-poll kselftests and the guest jobs,
+# dmsetup, mdadm, perf, the installed dm-poll kselftests and the guest jobs,
 # each binary with the shared libraries it links.  The same image boots
 # the base and the patched kernel: it holds no kernel-specific file.
 # Prints the path of the cpio archive.
@@ -44,6 +44,8 @@ copy_with_libs() {
 
 copy_with_libs /bin/bash "$(command -v fio)" "$(command -v dmsetup)" \
 	"$(command -v mdadm)" "$(command -v timeout)" "$ksft/dm-poll/iopoll_verify"
+# perf for make profile (guest job "profile"), where the host has it.
+! command -v perf >/dev/null || copy_with_libs "$(command -v perf)"
 cp /bin/busybox "$root/usr/bin/busybox"
 for applet in $(busybox --list); do
 	[ -e "$root/usr/bin/$applet" ] || ln -s busybox "$root/usr/bin/$applet"

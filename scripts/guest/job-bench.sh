@@ -10,6 +10,15 @@
 # and 128, 64k random reads, 4k random writes, and two jobs; dm-striped
 # and md raid0 also over 4 and 8 devices (4k random reads, QD16).
 #
+# Those devices complete each request at once (irqmode=0): the rows
+# measure CPU cost alone.  The latency model follows: every 2-wide stack
+# over null_blk devices with irqmode=2 and completion_nsec 0 or 10000
+# (workloads 4k-randread-qd{1,16}-lat{0,10}us), where an interrupt queue
+# completes from a timer once the latency has passed and a poll queue
+# completes at the first poll after it, so that the poller spins for it.
+# Idle time still counts as guest time under sleep=off: vIOPS there are
+# I/Os per guest second, the latency included.
+#
 # Arguments: [matrix|smoke] [RUNTIME] [REPS]
 #   matrix   everything above (default); smoke: one point, once
 #   RUNTIME  fio seconds of guest time per point, whole seconds (default 1);
@@ -22,8 +31,10 @@
 #   ALLOC|stack|hipri|I/Os|bio slab allocations          (per-cpu bio cache)
 #   CACHE|stack|bio objects|bytes   held by the stack's bio caches after
 #        polled I/O, with the stack still up
-#   SLAB|when|Slab kB|bio objects   guest-wide, before the matrix and after
-#        the last stacked device is gone
+#   SLAB|when|Slab kB|bio objects|cached   guest-wide, before the matrix
+#        and after the last stacked device is gone; "cached": the objects
+#        of the slabs of the raw device's direct I/O bio set, whose per-cpu
+#        caches outlive every stack and hold what they hold
 set -u
 # shellcheck source=/dev/null
 . /kselftest/dm-poll/lib.sh
@@ -43,7 +54,7 @@ fio_point()
 	local stack=$1 dev=$2 workload=$3 hipri=$4 rep=$5 args sums rw=read
 
 	args=(--rw=randread --bs=4k --iodepth=16)
-	case $workload in
+	case ${workload%-lat*us} in
 	4k-randread-qd1) args=(--rw=randread --bs=4k --iodepth=1) ;;
 	4k-randread-qd16) ;;
 	4k-randread-qd128) args=(--rw=randread --bs=4k --iodepth=128) ;;
@@ -80,14 +91,15 @@ fio_point()
 	echo "POINT|$stack|$workload|$hipri|$rep|$sums"
 }
 
-# bio_net: bio objects allocated and not yet freed, over every bio slab,
-# and their bytes (CONFIG_SLUB_STATS counters, exact where the slabs'
-# "objects" counts are not).
+# bio_net [SLAB...]: bio objects allocated and not yet freed, over the
+# SLABs (default every bio slab), and their bytes (CONFIG_SLUB_STATS
+# counters, exact where the slabs' "objects" counts are not).
 bio_net()
 {
-	local s v objs=0 bytes=0
+	local s v objs=0 bytes=0 slabs=("$@")
 
-	for s in /sys/kernel/slab/bio-*; do
+	[ $# -gt 0 ] || slabs=(/sys/kernel/slab/bio-*)
+	for s in "${slabs[@]}"; do
 		# A slab of a bio set just freed may be going away: skip it.
 		v=$(cd "$s" 2>/dev/null && cat alloc_fastpath alloc_slowpath \
 			free_fastpath free_slowpath slab_size 2>/dev/null | cut -d' ' -f1)
@@ -104,7 +116,7 @@ bio_net()
 # page cache and dentries dropped and the empty slabs freed.
 slab_line()
 {
-	local net shrink
+	local net cached shrink
 
 	sync
 	# Let the slabs of bio sets just freed go (kmem_cache_destroy()).
@@ -113,8 +125,24 @@ slab_line()
 	for shrink in /sys/kernel/slab/*/shrink; do
 		echo 1 >"$shrink" 2>/dev/null
 	done
+	for shrink in /sys/kernel/slab/bio-*; do
+		net=$(bio_net "$shrink")
+		echo "# slab ${shrink##*/}: ${net%% *} live bio objects"
+	done
 	net=$(bio_net)
-	echo "SLAB|$1|$(awk '$1 == "Slab:" { print $2 }' /proc/meminfo)|${net%% *}"
+	cached=$(bio_net "${cache_slabs[@]}")
+	echo "SLAB|$1|$(awk '$1 == "Slab:" { print $2 }' /proc/meminfo)|${net%% *}|${cached%% *}"
+}
+
+# slab_allocs: "slab allocations" for each bio slab.
+slab_allocs()
+{
+	local s
+
+	for s in /sys/kernel/slab/bio-*; do
+		echo "$s $(cat "$s/alloc_fastpath" "$s/alloc_slowpath" 2>/dev/null |
+			awk '{ n += $1 } END { print n + 0 }')"
+	done
 }
 
 # alloc_cache STACK DEV NET0: bio slab allocations for 4096 4k reads,
@@ -158,7 +186,7 @@ run_stack()
 			done
 		done
 	done
-	[ "$mode" = smoke ] || alloc_cache "$stack" "$dev" "$net0"
+	[ -z "$alloc" ] || alloc_cache "$stack" "$dev" "$net0"
 }
 
 # md_build NAME LEVEL WIDTH MDADM-OPTION...: an md array without a
@@ -198,7 +226,54 @@ striped_table()
 	echo "$table"
 }
 
+# latency_stacks LATENCY_US: raw, dm and md, each 2 wide, over two
+# latency-model null_blk devices; 4k random reads at QD1 and QD16.
+latency_stacks()
+{
+	local w=("4k-randread-qd1-lat$1us" "4k-randread-qd16-lat$1us") i
+
+	nulls=()
+	for i in 0 1; do
+		dmp_nullb_create "lat$1-$i" size=1024 queue_mode=2 poll_queues=1 \
+			submit_queues=1 irqmode=2 completion_nsec=$(($1 * 1000)) \
+			memory_backed=0 blocksize=512 hw_queue_depth=256 ||
+			{ echo "# bench: cannot create null_blk lat$1-$i"; return 1; }
+		nulls+=("$DMP_NODE")
+	done
+	run_stack null_blk "${nulls[0]}" "${w[@]}"
+	dmp_dm_create "lat$1-linear" "0 2097152 linear ${nulls[0]} 0" || return 1
+	run_stack dm-linear "$DMP_NODE" "${w[@]}"
+	stack_down
+	dmp_dm_create "lat$1-striped" "$(striped_table 2)" || return 1
+	run_stack dm-striped-2 "$DMP_NODE" "${w[@]}"
+	if [ "$mode" != smoke ]; then
+		dmp_dm_create "lat$1-linear-striped" "0 4194304 linear $DMP_NODE 0" || return 1
+		run_stack dm-linear/dm-striped-2 "$DMP_NODE" "${w[@]}"
+		stack_down
+	fi
+	stack_down
+	if [ "$mode" != smoke ]; then
+		md_build md-linear linear 2 || return 1
+		run_stack md-linear-2 "$DMP_NODE" "${w[@]}"
+		stack_down
+		md_build md-raid0 0 2 --chunk=64 || return 1
+		run_stack md-raid0-2 "$DMP_NODE" "${w[@]}"
+		stack_down
+		md_build md-raid1 1 2 --assume-clean || return 1
+		run_stack md-raid1-2 "$DMP_NODE" "${w[@]}"
+		stack_down
+		md_build md-raid10 10 2 --assume-clean --chunk=64 || return 1
+		run_stack md-raid10-2 "$DMP_NODE" "${w[@]}"
+		stack_down
+	fi
+	# The devices go too: each holds bios in its queue's split bio set.
+	stack_down
+	stack_down
+}
+
 dmp_require_slub_stats
+alloc=1
+[ "$mode" = smoke ] && alloc=
 nulls=()
 for ((i = 0; i < ndev; i++)); do
 	dmp_nullb_create "b$i" size=1024 queue_mode=2 poll_queues=1 submit_queues=1 \
@@ -209,7 +284,9 @@ done
 
 # Fill the per-cpu caches of the raw device's direct I/O bio set, which
 # outlive every stack, as deep as the matrix will (QD128, polled and not)
-# on both CPUs, before the starting point of the slab accounting.
+# on both CPUs, before the starting point of the slab accounting.  The
+# slabs that served those I/Os are the ones whose objects those caches hold.
+slab_allocs >/tmp/slab.before
 for cpu in 0 1; do
 	for hipri in 1 0; do
 		fio --name=warm --filename="${nulls[0]}" --ioengine=io_uring --direct=1 \
@@ -217,12 +294,17 @@ for cpu in 0 1; do
 			--number_ios=8192 --cpus_allowed="$cpu" >/dev/null 2>&1
 	done
 done
+mapfile -t cache_slabs < <(slab_allocs | awk 'NR == FNR { n[$1] = $2; next }
+	$2 != n[$1] { print $1 }' /tmp/slab.before -)
+[ "${#cache_slabs[@]}" -gt 0 ] ||
+	{ echo "# bench: no bio slab served the raw device's direct I/O"; exit 1; }
 slab_line start
 
 if [ "$mode" = smoke ]; then
 	dmp_dm_create striped "$(striped_table 2)" || exit 1
 	run_stack dm-striped-2 "$DMP_NODE" 4k-randread-qd16
 	stack_down
+	latency_stacks 10 || exit 1
 	slab_line end
 	dmp_cleanup
 	exit 0
@@ -275,6 +357,10 @@ stack_down
 md_build md-raid10 10 2 --assume-clean --chunk=64 || exit 1
 run_stack md-raid10-2 "$DMP_NODE" "${reads[@]}"
 stack_down
+
+alloc=
+latency_stacks 0 || exit 1
+latency_stacks 10 || exit 1
 
 slab_line end
 dmp_cleanup
