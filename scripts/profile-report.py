@@ -3,8 +3,8 @@
 """Turn the output of guest job "profile" into a table of guest
 instructions per I/O by kernel function, raw device and stack side by side.
 
-Reads PROFILE|device|I/Os|samples|period and FUNC|device|function|samples
-lines.  Under -icount shift=0 a sample of the cpu-clock every PERIOD ns is
+Reads PROFILE|device|I/Os|samples|period, FUNC|device|function|samples
+and VIOPS|device|IOPS lines.  Under -icount shift=0 a sample of the cpu-clock every PERIOD ns is
 PERIOD guest instructions, so a function's instructions per I/O are its
 samples * PERIOD / I/Os.  Exit status 2 when a run is missing.
 """
@@ -13,16 +13,18 @@ import sys
 
 
 def read(path):
-    runs, funcs = {}, {}
+    runs, funcs, viops = {}, {}, {}
     with open(path, encoding="utf-8", errors="replace") as f:
         for line in f:
             parts = line.rstrip("\r\n").split("|")
             if parts[0] == "PROFILE" and len(parts) == 5:
                 runs[parts[1]] = {"ios": int(parts[2]), "samples": int(parts[3]),
                                   "period": int(parts[4])}
+            elif parts[0] == "VIOPS" and len(parts) == 3 and parts[2]:
+                viops[parts[1]] = int(parts[2])
             elif parts[0] == "FUNC" and len(parts) == 4:
                 funcs.setdefault(parts[1], {})[parts[2]] = int(parts[3])
-    return runs, funcs
+    return runs, funcs, viops
 
 
 def main():
@@ -31,7 +33,7 @@ def main():
     ap.add_argument("--title", default="")
     ap.add_argument("out")
     args = ap.parse_args()
-    runs, funcs = read(args.out)
+    runs, funcs, viops = read(args.out)
     if not runs:
         sys.exit(2)
     names = list(runs)
@@ -68,6 +70,10 @@ def main():
     print("| **total** | " + " | ".join(f"{v:.0f}" for v in tot) + " |" + diff)
     print()
     print("I/Os: " + ", ".join(f"{n} {runs[n]['ios']}" for n in names) + ".")
+    if viops:
+        print("Without perf: " + ", ".join(
+            f"{n} {viops[n]} vIOPS ({1e9 / viops[n]:.0f} instructions per I/O)"
+            for n in names if viops.get(n)) + ".")
     return 0
 
 

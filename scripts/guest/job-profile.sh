@@ -13,7 +13,8 @@
 #   RUNTIME   guest seconds of fio per run (default 2)
 #
 # Output, one line each:
-#   PROFILE|device|I/Os|samples|period   per run
+#   VIOPS|device|IOPS                    per device, a run without perf
+#   PROFILE|device|I/Os|samples|period   per run under perf
 #   FUNC|device|function|samples         kernel functions of the run
 set -u
 # shellcheck source=/dev/null
@@ -32,17 +33,28 @@ case $workload in
 esac
 command -v perf >/dev/null || { echo "# profile: no perf in the guest"; exit 1; }
 
-# profile_run NAME DEV: one polled fio run on DEV under perf.
+# fio_run DEV [COMMAND...]: one polled fio run on DEV, under COMMAND.
+fio_run()
+{
+	local dev=$1
+
+	shift
+	"$@" fio --name=profile --filename="$dev" --ioengine=io_uring --direct=1 \
+		--hipri=1 --fixedbufs --rw=randread --bs=4k --iodepth="$qd" \
+		--cpus_allowed="$cpu" --time_based --runtime="$runtime" \
+		--norandommap --randrepeat=1 --output-format=terse --terse-version=3 \
+		>/tmp/fio.terse 2>/tmp/fio.err
+}
+
+# profile_run NAME DEV: a polled fio run on DEV without perf, for its vIOPS
+# (sampling costs about 5%), then one under perf.
 profile_run()
 {
 	local name=$1 dev=$2 ios
 
-	perf record -q -o /tmp/perf.data -e cpu-clock -c "$period" -C "$cpu" -- \
-		fio --name=profile --filename="$dev" --ioengine=io_uring --direct=1 \
-		--hipri=1 --fixedbufs --rw=randread --bs=4k --iodepth="$qd" \
-		--cpus_allowed="$cpu" --time_based --runtime="$runtime" \
-		--norandommap --randrepeat=1 --output-format=terse --terse-version=3 \
-		>/tmp/fio.terse 2>/tmp/fio.err ||
+	fio_run "$dev" || { echo "# profile: $name: $(head -c 300 /tmp/fio.err)"; return 1; }
+	echo "VIOPS|$name|$(awk -F';' '$1 == 3 { print $8 }' /tmp/fio.terse)"
+	fio_run "$dev" perf record -q -o /tmp/perf.data -e cpu-clock -c "$period" -C "$cpu" -- ||
 		{ echo "# profile: $name: $(head -c 300 /tmp/fio.err)"; return 1; }
 	# Terse v3: read IOPS 8, runtime (ms) 9.
 	ios=$(awk -F';' '$1 == 3 { printf "%d", $8 * $9 / 1000 }' /tmp/fio.terse)
