@@ -126,6 +126,54 @@ void bio_poll_link_add(struct bio *bio, struct bio_poll_link *link)
 EXPORT_SYMBOL_GPL(bio_poll_link_add);
 
 /**
+ * bio_poll_link_del - unlink a lower bio that has completed
+ * @bio: the upper bio
+ * @link: a link added to @bio with bio_poll_link_add()
+ *
+ * Lets the completion of a lower bio drop the link's reference on @bio
+ * itself, rather than leave that to the next poll of @bio, so that @bio
+ * completes with the batch its lower bio completed in.  Never waits, so
+ * any context may call it: it fails while another task changes or polls
+ * @bio's list, and for a link not added yet.
+ *
+ * Return: true if @link was on @bio's list and is no longer: the caller
+ * drops the link's reference.  False if a poller of @bio will find @link.
+ */
+bool bio_poll_link_del(struct bio *bio, struct bio_poll_link *link)
+{
+	blk_qc_t old = BIO_POLL_LIST;
+	struct bio_poll_link *head, **pp;
+	bool found;
+
+	preempt_disable();
+	if (!try_cmpxchg_acquire(&bio->bi_cookie, &old, BIO_POLL_LIST_BUSY)) {
+		preempt_enable();
+		return false;
+	}
+	head = bio->bi_private;
+	for (pp = &head; *pp && *pp != link; pp = &(*pp)->next)
+		;
+	found = *pp;
+	if (found) {
+		*pp = link->next;
+		if (!head) {
+			bio->bi_private = link->saved_private;
+			old = BLK_QC_T_NONE;
+		} else {
+			/* The first link keeps the displaced ->bi_private */
+			if (link == bio->bi_private)
+				head->saved_private = link->saved_private;
+			bio->bi_private = head;
+		}
+	}
+	/* Unlock: pairs with the acquire of whoever takes the list next */
+	smp_store_release(&bio->bi_cookie, old);
+	preempt_enable();
+	return found;
+}
+EXPORT_SYMBOL_GPL(bio_poll_link_del);
+
+/**
  * bio_poll_links - poll the lower bios linked to an upper bio
  * @bio: the upper bio
  * @iob: completion batch passed to ->poll_bio()

@@ -6,7 +6,10 @@
 # The matrix (scripts/guest/job-bench.sh) runs on null_blk poll queues under
 # QEMU's -icount shift=0,sleep=off, where a guest second is 1e9 guest
 # instructions: IOPS per guest second measure instructions per I/O,
-# whatever the host's speed.  Then the emulated NVMe rows (guest job
+# whatever the host's speed.  The matrix ends with the latency model:
+# null_blk completing after 0 or 10 us, by timer interrupt or at the poll
+# after that, where the tables show each stack's polled/IRQ gain next to
+# the raw device's.  Then the emulated NVMe rows (guest job
 # "demo", not deterministic) on both kernels.  scripts/bench-report.py
 # writes build/bench/bench.{json,md} and the plot, keeps the JSON and the
 # plot in bench/ and regenerates the README's results section; the run
@@ -14,9 +17,11 @@
 #
 #   RUNTIME=N   guest seconds of fio per run, whole seconds (default 1)
 #   REPS=N      runs of each point (default 2)
-#   --smoke     one point on the patched kernel only, nothing kept: the
+#   --smoke     a few points on the patched kernel only, nothing kept: the
 #               check that make check runs so that the benchmark cannot rot;
-#               the live bio objects must come back after the stack is gone
+#               one CPU-cost point, and raw, dm-linear and dm-striped over
+#               the 10 us latency model; the live bio objects must come
+#               back after the stacks are gone
 set -eu
 . "$(dirname "$0")/lib.sh"
 

@@ -70,6 +70,16 @@ static bool md_poll_should_resend(struct md_poll_node *node,
 	       lower->bi_status == BLK_STS_NOTSUPP;
 }
 
+/* Run the lower bio's own completion, which may complete the upper bio. */
+static void md_poll_complete(struct md_poll_node *node)
+{
+	struct bio *lower = node->bio;
+
+	lower->bi_private = node->private;
+	lower->bi_end_io = node->end_io;
+	lower->bi_end_io(lower);
+}
+
 static void md_poll_lower_endio(struct bio *lower)
 {
 	struct md_poll_node *node = lower->bi_private;
@@ -89,6 +99,11 @@ static void md_poll_lower_endio(struct bio *lower)
 	 */
 	if (lower->bi_status)
 		lower->bi_opf &= ~REQ_NOWAIT;
+	/* Unlinked, nobody polls it: complete it now, with its batch */
+	if (bio_poll_link_del(node->upper, &node->link)) {
+		md_poll_complete(node);
+		return;
+	}
 	/* Pairs with the acquires in md_poll_one(): the status is set */
 	smp_store_release(&node->done, true);
 }
@@ -157,9 +172,7 @@ static bool md_poll_one(struct bio_poll_link *link,
 			return false;
 	}
 	/* bio_endio() has run: only the owner's completion is left. */
-	lower->bi_private = node->private;
-	lower->bi_end_io = node->end_io;
-	lower->bi_end_io(lower);
+	md_poll_complete(node);
 	return true;
 }
 

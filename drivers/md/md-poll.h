@@ -10,12 +10,15 @@
  * Only bios md received on its own disk are linked: upper bios of arrays
  * under dm-raid never carry REQ_POLLED.
  *
- * Completion: a linked lower bio's ->bi_end_io only marks it done; the
- * poller that finds it done runs the lower bio's own completion.  So the
- * upper bio, which the lower bio's completion completes, stays in flight
- * for as long as the link is listed, as the poll list requires, and the
- * object that owns the lower bio and embeds the node (struct md_io_clone,
- * struct r1bio, struct r10bio) lives until the poller is done with it.
+ * Completion: a linked lower bio's ->bi_end_io takes its link off the
+ * list and runs the lower bio's own completion, so that the upper bio
+ * completes in the same poll pass.  Where it cannot (a poller holds the
+ * list), it only marks the node done, and that poller runs the lower
+ * bio's own completion.  So the upper bio, which the lower bio's
+ * completion completes, stays in flight for as long as the link is
+ * listed, as the poll list requires, and the object that owns the lower
+ * bio and embeds the node (struct md_io_clone, struct r1bio, struct
+ * r10bio) lives until the poller is done with it.
  *
  * A linked lower bio that the device below refuses at submission, with
  * BLK_STS_AGAIN (no tag for a REQ_NOWAIT bio) or BLK_STS_NOTSUPP (it lost

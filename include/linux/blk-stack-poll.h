@@ -38,6 +38,8 @@
  *   until the poll_one callback of bio_poll_links() reports the link
  *   done; the callback drops that reference, which may complete the upper
  *   bio.  After the callback returned true the link is not touched again.
+ * - Or the lower bio's completion drops it, once bio_poll_link_del() has
+ *   taken the link off the list, before the lower bio counts as done.
  */
 #ifndef _LINUX_BLK_STACK_POLL_H
 #define _LINUX_BLK_STACK_POLL_H
@@ -75,6 +77,7 @@ typedef int bio_poll_owner_fn(struct bio *bio, struct io_comp_batch *iob,
 			      unsigned int flags);
 
 void bio_poll_link_add(struct bio *bio, struct bio_poll_link *link);
+bool bio_poll_link_del(struct bio *bio, struct bio_poll_link *link);
 int bio_poll_links(struct bio *bio, struct io_comp_batch *iob,
 		   unsigned int flags, bio_poll_one_fn *poll_one,
 		   bio_poll_owner_fn *owner);

@@ -11,7 +11,8 @@
 # and md raid0 also over 4 and 8 devices (4k random reads, QD16).
 #
 # Those devices complete each request at once (irqmode=0): the rows
-# measure CPU cost alone.  The latency model follows: every 2-wide stack
+# measure CPU cost alone.  The latency model follows: every 2-wide stack,
+# and dm-crypt (which completes by interrupt and a worker in both modes),
 # over null_blk devices with irqmode=2 and completion_nsec 0 or 10000
 # (workloads 4k-randread-qd{1,16}-lat{0,10}us), where an interrupt queue
 # completes from a timer once the latency has passed and a poll queue
@@ -253,6 +254,12 @@ latency_stacks()
 	fi
 	stack_down
 	if [ "$mode" != smoke ]; then
+		# Completed by interrupt or by a worker whatever the mode: polled
+		# I/O must not cost more than interrupt-driven I/O there.
+		dmp_dm_create "lat$1-crypt" "0 2097152 crypt aes-xts-plain64 $crypt_key 0 ${nulls[0]} 0" ||
+			return 1
+		run_stack dm-crypt "$DMP_NODE" "${w[@]}"
+		stack_down
 		md_build md-linear linear 2 || return 1
 		run_stack md-linear-2 "$DMP_NODE" "${w[@]}"
 		stack_down
@@ -272,6 +279,7 @@ latency_stacks()
 }
 
 dmp_require_slub_stats
+crypt_key=$(printf '%064d' 0)
 alloc=1
 [ "$mode" = smoke ] && alloc=
 nulls=()

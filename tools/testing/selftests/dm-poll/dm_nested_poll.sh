@@ -12,13 +12,15 @@ dmp_get_nvme_devs 2
 a=${DMP_NVME[0]} b=${DMP_NVME[1]}
 
 ktap_print_header
-ktap_set_plan 4
+ktap_set_plan 5
 dmp_dm_create stripe8 "0 131072 striped 2 16 $a 2048 $b 2048" ||
 	ktap_exit_fail_msg "cannot create dm-striped"
 striped=$DMP_NODE
 dmp_dm_create over "0 65536 linear $striped 1024" || ktap_exit_fail_msg "cannot create dm-linear"
 dmp_check_polled "dm-linear over dm-striped (8k chunks), 512B-512k" \
 	"$DMP_NODE" -s 16M -b 512-512k -q 4 -S 81
+dmp_check_irq "dm-linear over dm-striped: interrupt driven" \
+	"$DMP_NODE" -s 4M -b 4k-64k -q 4 -S 84
 
 dmp_dm_create la "0 65536 linear $a 300000" || ktap_exit_fail_msg "cannot create dm-linear"
 la=$DMP_NODE

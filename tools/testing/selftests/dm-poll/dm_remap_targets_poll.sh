@@ -4,7 +4,8 @@
 # The targets that remap the clone DM gives them keep polled I/O polled
 # end to end: switch, unstriped, delay (with and without a delay, where a
 # worker sends the clone later), dust, flakey while up, zero and error.
-# No interrupt from below, no I/O slower than DMP_MAX_LAT_MS.
+# No interrupt from below, no I/O slower than DMP_MAX_LAT_MS; the same I/O
+# by interrupt does raise them (the counter watches the right lines).
 . "$(dirname "$0")/lib.sh"
 
 EIO=5
@@ -15,7 +16,7 @@ dmp_get_nvme_devs 2
 a=${DMP_NVME[0]} b=${DMP_NVME[1]}
 
 ktap_print_header
-ktap_set_plan 9
+ktap_set_plan 11
 dmp_check_table polled "switch over 2 NVMe" "0 65536 switch 2 128 0 $a 2048 $b 2048" \
 	-b 512-256k -q 4 -S 91
 dmp_check_table polled "unstriped" "0 65536 unstriped 2 16 1 $a 2048" \
@@ -27,9 +28,14 @@ dmp_check_table polled "delay 20 ms (sent by a worker)" "0 65536 delay $a 2048 2
 dmp_check_table polled "dust" "0 65536 dust $a 2048 512" -b 512-256k -q 4 -S 95
 dmp_check_table polled "flakey, up" "0 65536 flakey $a 2048 3600 0" \
 	-b 512-256k -q 4 -S 96
-dmp_check_table polled "zero" "0 65536 zero" -m zeros -b 512-1M -q 4
-dmp_check_table polled "linear and zero in one table" "0 16384 linear $a 2048
-16384 16384 zero" -m zeros -o 8M -s 8M -b 512-1M -q 4
+dmp_check_table verified "zero" "0 65536 zero" -m zeros -b 512-1M -q 4
+dmp_check_table polled "linear and zero in one table: the linear half" \
+	"0 16384 linear $a 2048
+16384 16384 zero" -s 8M -b 512-1M -q 4 -S 97
+dmp_check_verified "linear and zero in one table: the zero half" "$DMP_NODE" \
+	-m zeros -o 8M -s 8M -b 512-1M -q 4
+dmp_check_irq "switch over 2 NVMe: interrupt driven" "/dev/mapper/$DMP_PREFIX-t1" \
+	-s 2M -b 4k -q 4 -S 98
 if dmp_dm_create err "0 65536 error"; then
 	if "$DMP_VERIFY" -m read -e "$EIO" -L "$DMP_MAX_LAT_MS" -s 1M -b 4k -q 4 "$DMP_NODE"; then
 		ktap_test_pass "error: polled I/O fails with EIO at once"

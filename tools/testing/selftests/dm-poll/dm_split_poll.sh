@@ -15,7 +15,7 @@ dmp_get_nvme_devs 2
 a=${DMP_NVME[0]} b=${DMP_NVME[1]}
 
 ktap_print_header
-ktap_set_plan 6
+ktap_set_plan 7
 seed=70
 for chunk in 8 16 128 512; do
 	dmp_dm_create "striped$chunk" "0 131072 striped 2 $chunk $a 2048 $b 2048" ||
@@ -32,4 +32,6 @@ dmp_check_polled "two dm-linear targets, 512B-512k across the boundary" \
 	"$DMP_NODE" -o 6M -s 4M -b 512-512k -q 4 -S $((seed++))
 dmp_check_polled "two dm-linear targets, 4k qd16 over the whole device" \
 	"$DMP_NODE" -b 4k -q 16 -S $((seed++))
+dmp_check_irq "two dm-linear targets: interrupt driven" \
+	"$DMP_NODE" -o 6M -s 4M -b 512-512k -q 4 -S $((seed++))
 ktap_finished

@@ -17,7 +17,7 @@ a=${DMP_NVME[0]} b=${DMP_NVME[1]}
 DMP_IRQ_RE_OVERRIDE=$(dmp_irq_regex "$b")
 
 ktap_print_header
-ktap_set_plan 6
+ktap_set_plan 7
 
 dmp_thin_pool_create "$a" 500000 "$b" || ktap_exit_fail_msg "cannot create thin-pool"
 pool=$DMP_NODE
@@ -32,6 +32,7 @@ dmp_check_verified "thin: first writes provision blocks, then read back" \
 	"$thin" -s 8M -b 512-128k -q 4 -S 111
 sleep 2
 dmp_check_polled "thin: provisioned blocks, 4k qd8" "$thin" -s 8M -b 4k -q 8 -S 112
+dmp_check_irq "thin: provisioned blocks, interrupt driven" "$thin" -s 8M -b 4k -q 8 -S 114
 
 dmp_cleanup
 

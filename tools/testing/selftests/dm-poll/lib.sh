@@ -397,6 +397,9 @@ dmp_check_polled()
 
 	if ! dmp_verify_counted "$dev" "$@"; then
 		ktap_test_fail "$desc: polled I/O failed or was slow"
+	elif [ -z "$DMP_IRQ_RE" ]; then
+		# 0 interrupts of no line would prove nothing.
+		ktap_test_fail "$desc: no device below $dev has interrupts to count"
 	elif [ "$DMP_IRQS" -ne 0 ]; then
 		ktap_test_fail "$desc: $DMP_IRQS interrupts during polled I/O (${DMP_IRQ_RE})"
 	else
@@ -422,8 +425,9 @@ dmp_check_polled_by_irq()
 	fi
 }
 
-# dmp_check_table polled|irq DESC TABLE VERIFY-ARGS...: create a dm device
-# with TABLE and check polled I/O on it in the target's mode.
+# dmp_check_table polled|irq|verified DESC TABLE VERIFY-ARGS...: create a
+# dm device with TABLE and check polled I/O on it in the target's mode
+# ("verified": a target with no device below, whose data is checked).
 dmp_check_table()
 {
 	local mode=$1 desc=$2 table=$3
@@ -433,6 +437,8 @@ dmp_check_table()
 		ktap_test_fail "$desc: cannot create: $table"
 	elif [ "$mode" = polled ]; then
 		dmp_check_polled "$desc" "$DMP_NODE" "$@"
+	elif [ "$mode" = verified ]; then
+		dmp_check_verified "$desc" "$DMP_NODE" "$@"
 	else
 		dmp_check_polled_by_irq "$desc" "$DMP_NODE" "$@"
 	fi

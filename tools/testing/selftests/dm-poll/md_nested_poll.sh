@@ -11,13 +11,14 @@ dmp_get_nvme_devs 2
 a=${DMP_NVME[0]} b=${DMP_NVME[1]}
 
 ktap_print_header
-ktap_set_plan 5
+ktap_set_plan 6
 dmp_dm_create la "0 262144 linear $a 0" || ktap_exit_fail_msg "cannot create dm-linear"
 la=$DMP_NODE
 dmp_dm_create lb "0 262144 linear $b 0" || ktap_exit_fail_msg "cannot create dm-linear"
 dmp_md_create 0 --chunk=16 -- "$la" "$DMP_NODE" || ktap_exit_fail_msg "cannot create md raid0"
 md=$DMP_NODE
 dmp_check_polled "md raid0 over dm-linear: 16k" "$md" -s 16M -b 16k -q 4 -S 81
+dmp_check_irq "md raid0 over dm-linear: interrupt driven" "$md" -s 4M -b 16k -q 4 -S 84
 
 sectors=$(dmp_sectors "$md")
 dmp_dm_create over-md "0 $((sectors - 2048)) linear $md 2048" ||
