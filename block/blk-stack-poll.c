@@ -26,8 +26,9 @@
  * A task moves the cookie to BIO_POLL_LIST_BUSY with a cmpxchg (acquire)
  * and out of it with a store (release), with preemption off in between:
  * it stays busy for a few stores only, never across a poll, so that
- * waiting for it can spin.  It is taken from task context only, never
- * from an interrupt, which could spin for the task it interrupted.
+ * waiting for it can spin.  Only tasks wait for it, never an interrupt,
+ * which could spin for the task it interrupted; bio_poll_link_del(),
+ * which any context may call, tries once and gives up.
  *
  * Neither state is 0, the cookie bio_reset() leaves: a bio freed, reused
  * and reset (->bi_private then the caller's, an on-stack completion for
@@ -40,6 +41,14 @@
  */
 #define BIO_POLL_LIST		(BLK_QC_T_NONE - 2)
 #define BIO_POLL_LIST_BUSY	(BLK_QC_T_NONE - 1)
+
+/*
+ * How far bio_poll_link_del() looks for a link.  A large bio split into
+ * many pieces makes a long list whose oldest links, which complete first,
+ * are at its end: leave those to the poller rather than walk the list for
+ * every piece.
+ */
+#define BIO_POLL_DEL_MAX	8
 
 /*
  * Make @bio's list busy, with preemption off until the unlock; return
@@ -134,7 +143,8 @@ EXPORT_SYMBOL_GPL(bio_poll_link_add);
  * itself, rather than leave that to the next poll of @bio, so that @bio
  * completes with the batch its lower bio completed in.  Never waits, so
  * any context may call it: it fails while another task changes or polls
- * @bio's list, and for a link not added yet.
+ * @bio's list, for a link not added yet, and for one far down a long
+ * list.  The caller must then leave the link to a poller, as without it.
  *
  * Return: true if @link was on @bio's list and is no longer: the caller
  * drops the link's reference.  False if a poller of @bio will find @link.
@@ -143,6 +153,7 @@ bool bio_poll_link_del(struct bio *bio, struct bio_poll_link *link)
 {
 	blk_qc_t old = BIO_POLL_LIST;
 	struct bio_poll_link *head, **pp;
+	unsigned int n;
 	bool found;
 
 	preempt_disable();
@@ -151,9 +162,10 @@ bool bio_poll_link_del(struct bio *bio, struct bio_poll_link *link)
 		return false;
 	}
 	head = bio->bi_private;
-	for (pp = &head; *pp && *pp != link; pp = &(*pp)->next)
+	for (pp = &head, n = 0; *pp && *pp != link && n < BIO_POLL_DEL_MAX;
+	     pp = &(*pp)->next, n++)
 		;
-	found = *pp;
+	found = *pp == link;
 	if (found) {
 		*pp = link->next;
 		if (!head) {

@@ -15,20 +15,24 @@
 #   WORKLOAD=W   4k-randread-qd16 (default) or 4k-randread-qd1, polled
 #   RUNTIME=N    guest seconds of fio per run (default 2)
 #   TOP=N        functions shown (default 40)
-# The table goes to stdout and build/profile/STACK-WORKLOAD.md.
+#   README=1     put the tables into the README's profile section
+# STACK may name several stacks, each run in a boot of its own.  Each
+# table goes to stdout and build/profile/STACK-WORKLOAD.md.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-stack=${STACK:-dm-linear}
+stacks=${STACK:-dm-linear}
 workload=${WORKLOAD:-4k-randread-qd16}
 runtime=${RUNTIME:-2}
 top=${TOP:-40}
 scripts=$SP_TOP/scripts
-case $stack in
-null_blk | dm-linear | dm-striped-2 | dm-linear/dm-striped-2 | md-linear-2 | \
-	md-raid0-2 | md-raid1-2 | md-raid10-2) ;;
-*) die "profile: unknown STACK=$stack (see scripts/profile.sh)" ;;
-esac
+for stack in $stacks; do
+	case $stack in
+	null_blk | dm-linear | dm-striped-2 | dm-linear/dm-striped-2 | md-linear-2 | \
+		md-raid0-2 | md-raid1-2 | md-raid10-2) ;;
+	*) die "profile: unknown STACK=$stack (see scripts/profile.sh)" ;;
+	esac
+done
 case $workload in
 4k-randread-qd1 | 4k-randread-qd16) ;;
 *) die "profile: unknown WORKLOAD=$workload (4k-randread-qd1 or 4k-randread-qd16)" ;;
@@ -45,12 +49,21 @@ bash "$scripts/initramfs.sh" >/dev/null
 name=profile-$tree
 out=$SP_BUILD/profile
 mkdir -p "$out"
-bash "$scripts/vm-run.sh" --icount --timeout 1800 --name "$name" \
-	"$kernel" profile "$stack" "$workload" "$runtime" ||
-	die "profile: the guest run failed (build/logs/$name.out, $name.console)"
-report=$out/$(echo "$stack" | tr / _)-$workload.md
-python3 "$scripts/profile-report.py" --top "$top" \
-	--title "$stack, $workload polled, $(cat "$(sp_obj "$tree")/include/config/kernel.release")" \
-	"$SP_LOGS/$name.out" >"$report" || die "profile: no profile in build/logs/$name.out"
-cat "$report"
-say "profile: $report"
+reports=()
+for stack in $stacks; do
+	bash "$scripts/vm-run.sh" --icount --timeout 1800 --name "$name" \
+		"$kernel" profile "$stack" "$workload" "$runtime" ||
+		die "profile: the guest run failed (build/logs/$name.out, $name.console)"
+	report=$out/$(echo "$stack" | tr / _)-$workload.md
+	python3 "$scripts/profile-report.py" --top "$top" \
+		--title "$stack, $workload polled, $(cat "$(sp_obj "$tree")/include/config/kernel.release")" \
+		"$SP_LOGS/$name.out" >"$report" || die "profile: no profile in build/logs/$name.out"
+	cat "$report"
+	say "profile: $report"
+	reports+=("$report")
+done
+if [ "${README:-}" = 1 ]; then
+	python3 "$scripts/profile-report.py" --splice "$SP_TOP/README" "${reports[@]}" ||
+		die "profile: cannot update the README"
+	say "profile: the README's profile section is updated"
+fi

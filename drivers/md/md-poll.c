@@ -115,8 +115,8 @@ static void md_poll_lower_endio(struct bio *lower)
  * @lower: the bio to send below on behalf of @bio
  *
  * Call this only from the submission of @bio, in its submitter's context.
- * A REQ_POLLED @lower is linked to @bio and completes when a poller of
- * @bio finds it done.
+ * A REQ_POLLED @lower is linked to @bio; it completes when it is done and
+ * can be unlinked, or else when a poller of @bio finds it done.
  */
 void md_submit_lower(struct md_poll_node *node, struct bio *bio,
 		     struct bio *lower)
@@ -133,7 +133,8 @@ void md_submit_lower(struct md_poll_node *node, struct bio *bio,
 		lower->bi_private = node;
 		/*
 		 * Linking before the submit is safe: nothing polls the node
-		 * before it is linked, and its ->bi_end_io only marks it.
+		 * before it is linked, and the upper bio holds still while
+		 * its ->bi_end_io unlinks it.
 		 */
 		bio_poll_link_add(bio, &node->link);
 	}

@@ -18,7 +18,7 @@
  * completion completes, stays in flight for as long as the link is
  * listed, as the poll list requires, and the object that owns the lower
  * bio and embeds the node (struct md_io_clone, struct r1bio, struct
- * r10bio) lives until the poller is done with it.
+ * r10bio) lives until nothing can poll the node any more.
  *
  * A linked lower bio that the device below refuses at submission, with
  * BLK_STS_AGAIN (no tag for a REQ_NOWAIT bio) or BLK_STS_NOTSUPP (it lost
@@ -48,7 +48,7 @@ struct mddev;
  * @link: in the poll list of the upper bio
  * @bio: the lower bio
  * @upper: the upper bio @bio is sent for
- * @end_io: @bio's own ->bi_end_io, run by the poller
+ * @end_io: @bio's own ->bi_end_io, run once @bio is unlinked
  * @private: @bio's own ->bi_private
  * @resend: in the array's list of lower bios to send again
  * @size: @bio's size as sent, to tell a refused bio from a started one

@@ -19,6 +19,7 @@ ktap_print_header
 ktap_set_plan 11
 dmp_check_table polled "switch over 2 NVMe" "0 65536 switch 2 128 0 $a 2048 $b 2048" \
 	-b 512-256k -q 4 -S 91
+switch=$DMP_NODE
 dmp_check_table polled "unstriped" "0 65536 unstriped 2 16 1 $a 2048" \
 	-b 512-64k -q 4 -S 92
 dmp_check_table polled "delay 0 ms" "0 65536 delay $a 2048 0" \
@@ -34,7 +35,7 @@ dmp_check_table polled "linear and zero in one table: the linear half" \
 16384 16384 zero" -s 8M -b 512-1M -q 4 -S 97
 dmp_check_verified "linear and zero in one table: the zero half" "$DMP_NODE" \
 	-m zeros -o 8M -s 8M -b 512-1M -q 4
-dmp_check_irq "switch over 2 NVMe: interrupt driven" "/dev/mapper/$DMP_PREFIX-t1" \
+dmp_check_irq "switch over 2 NVMe: interrupt driven" "$switch" \
 	-s 2M -b 4k -q 4 -S 98
 if dmp_dm_create err "0 65536 error"; then
 	if "$DMP_VERIFY" -m read -e "$EIO" -L "$DMP_MAX_LAT_MS" -s 1M -b 4k -q 4 "$DMP_NODE"; then

@@ -21,7 +21,7 @@ DMPF_SLABS_BEFORE=
 declare -A DMPF_SNAP
 
 # The module sits on top of whatever lib.sh set up: unload it first.
-trap 'dmpf_unload >/dev/null 2>&1; dmp_cleanup' EXIT
+dmp_on_exit 'dmpf_unload >/dev/null 2>&1'
 
 dmpf_require_module()
 {

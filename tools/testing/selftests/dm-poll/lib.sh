@@ -69,7 +69,51 @@ dmp_teardown_one()
 		;;
 	esac
 }
-trap dmp_cleanup EXIT
+
+# What a kernel log must not show during a test: it fails the test that
+# was running, not only the whole run (the harness checks the console too).
+DMP_KERNEL_ERRORS='Oops|BUG:|WARNING:|Kernel panic|general protection fault|blocked for more than|soft lockup|hard LOCKUP|nvme nvme[0-9]+: I/O .*timeout|Call Trace:|list_(add|del) corruption|ODEBUG:'
+DMP_KMSG_MARK="dm-poll: $(basename "$0") [$$] starts"
+echo "$DMP_KMSG_MARK" 2>/dev/null >/dev/kmsg || DMP_KMSG_MARK=
+DMP_EXIT_CMDS=()
+
+# dmp_on_exit CMD: run CMD (a string, evaluated then) when the test exits,
+# before its devices are taken down: global settings to restore.
+dmp_on_exit()
+{
+	DMP_EXIT_CMDS+=("$1")
+}
+
+# dmp_kernel_log_check: the kernel log since this test started is clean.
+dmp_kernel_log_check()
+{
+	local bad line
+
+	[ -n "$DMP_KMSG_MARK" ] || return 0
+	bad=$(dmesg | awk -v mark="$DMP_KMSG_MARK" 'seen; index($0, mark) { seen = 1 }' |
+		grep -E "$DMP_KERNEL_ERRORS" | head -n 5)
+	[ -z "$bad" ] && return 0
+	echo "# kernel log during $(basename "$0"):"
+	while IFS= read -r line; do
+		echo "# $line"
+	done <<<"$bad"
+	return 1
+}
+
+# The EXIT trap: the exit commands, the teardown, then the kernel log,
+# which fails the test if it shows a warning or worse.
+dmp_exit()
+{
+	local rc=$? cmd
+
+	for cmd in "${DMP_EXIT_CMDS[@]}"; do
+		eval "$cmd"
+	done
+	dmp_cleanup
+	dmp_kernel_log_check || rc=1
+	exit "$rc"
+}
+trap dmp_exit EXIT
 
 # dmp_skip_all REASON: the whole test cannot run here.
 dmp_skip_all()
@@ -280,6 +324,53 @@ dmp_md_wait_sync()
 	done
 	echo "# $1: still $(cat "$sys/sync_action") after ${DMP_MD_SYNC_S:-300} s:" \
 		"$(cat "$sys/sync_completed" 2>/dev/null)"
+	return 1
+}
+
+# dmp_check_mirrors DESC NODE [SECTORS]: md's "check" finds the copies of
+# the first SECTORS (default all) of the array NODE alike: a write lost
+# on one mirror passes every read that read_balance() sends to another.
+# One KTAP result.
+dmp_check_mirrors()
+{
+	local desc=$1 sys mism
+	sys=$(dmp_sysfs "$2")/md
+
+	if ! { echo 0 >"$sys/sync_min" && echo "${3:-max}" >"$sys/sync_max" &&
+		echo check >"$sys/sync_action"; }; then
+		ktap_test_fail "$desc: cannot start a check"
+	elif ! dmp_md_wait_checked "$2" "${3:-}"; then
+		ktap_test_fail "$desc: the check did not finish"
+	else
+		mism=$(cat "$sys/mismatch_cnt")
+		if [ "$mism" = 0 ]; then
+			ktap_test_pass "$desc: md check finds the mirrors alike"
+		else
+			ktap_test_fail "$desc: md check: mismatch_cnt $mism"
+		fi
+	fi
+	echo max >"$sys/sync_max"
+}
+
+# dmp_md_wait_checked NODE [SECTORS]: wait for a check to finish, or to
+# reach SECTORS, where md pauses it at sync_max: stop it there (the count
+# of mismatches stays until the next check starts).
+dmp_md_wait_checked()
+{
+	local sys i pos
+	sys=$(dmp_sysfs "$1")/md
+
+	for ((i = 0; i < ${DMP_MD_SYNC_S:-300} * 5; i++)); do
+		[ "$(cat "$sys/sync_action")" = idle ] && return 0
+		pos=$(cut -d' ' -f1 "$sys/sync_completed")
+		if [ -n "${2:-}" ] && [ "$pos" != none ] && [ "$pos" -ge "$2" ]; then
+			echo idle >"$sys/sync_action"
+			dmp_md_wait_sync "$1"
+			return
+		fi
+		sleep 0.2
+	done
+	echo "# $1: check still at $(cat "$sys/sync_completed") after ${DMP_MD_SYNC_S:-300} s"
 	return 1
 }
 

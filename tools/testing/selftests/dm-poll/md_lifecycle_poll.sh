@@ -27,7 +27,7 @@ md_action_is()
 }
 
 ktap_print_header
-ktap_set_plan 10
+ktap_set_plan 11
 dmp_dm_create m0 "0 262144 linear $a 0" || ktap_exit_fail_msg "cannot create member"
 m0=$DMP_NODE
 dmp_dm_create m1 "0 262144 linear $b 0" || ktap_exit_fail_msg "cannot create member"
@@ -37,7 +37,7 @@ m2=$DMP_NODE
 
 # Slow resync down so that the load overlaps it; the limit is global.
 speed=$(cat /proc/sys/dev/raid/speed_limit_max)
-trap 'echo "$speed" >/proc/sys/dev/raid/speed_limit_max; dmp_cleanup' EXIT
+dmp_on_exit "echo $speed >/proc/sys/dev/raid/speed_limit_max"
 echo 2000 >/proc/sys/dev/raid/speed_limit_max
 dmp_md_create 1 --size=65536 -- "$m0" "$m1" || ktap_exit_fail_msg "cannot create md raid1"
 dev=$DMP_NODE
@@ -61,6 +61,7 @@ dmp_rings_under_load "raid1: spare added, recovery" "$dev" 2 1 \
 	dmp_after_pause 0.3 mdadm --quiet --add "$dev" "$m2"
 dmp_md_wait_sync "$dev" || ktap_exit_fail_msg "$dev: resync or recovery did not finish"
 dmp_check_io_poll "raid1 after recovery onto a polling member" "$dev" 1
+dmp_check_mirrors "raid1 after recovery under polled load" "$dev"
 dmp_rings_under_load "raid1: mdadm --stop while in use" "$dev" 2 3 dmp_md_stop_refused "$dev"
 
 # A member without poll queues: the array stops polling once it joins;

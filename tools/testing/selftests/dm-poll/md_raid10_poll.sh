@@ -12,7 +12,7 @@ dmp_get_nvme_devs 2
 a=${DMP_NVME[0]} b=${DMP_NVME[1]}
 
 ktap_print_header
-ktap_set_plan 8
+ktap_set_plan 9
 dmp_md_create 10 --assume-clean --size=65536 --chunk=64 -- "$a" "$b" ||
 	ktap_exit_fail_msg "cannot create md raid10"
 dev=$DMP_NODE
@@ -21,6 +21,7 @@ dmp_check_polled_by_irq "md raid10 near2 writes 512B-1M" "$dev" -m write -s 16M 
 dmp_check_polled "md raid10 near2 reads 64k, chunk aligned" "$dev" -m read -s 16M -b 64k -q 4 -S 61
 dmp_check_polled "md raid10 near2 reads 4k qd16" "$dev" -m read -s 16M -b 4k -q 16 -S 61
 dmp_check_irq "md raid10 near2 4k qd8" "$dev" -s 16M -b 4k -q 8 -S 62
+dmp_check_mirrors "md raid10 near2, the 16 MiB written" "$dev" 32768
 dmp_cleanup
 
 # Four members, two on each namespace, far layout: reads cross chunks of

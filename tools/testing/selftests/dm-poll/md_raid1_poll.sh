@@ -12,7 +12,7 @@ dmp_get_nvme_devs 2
 a=${DMP_NVME[0]} b=${DMP_NVME[1]}
 
 ktap_print_header
-ktap_set_plan 9
+ktap_set_plan 10
 dmp_md_create 1 --assume-clean --size=65536 -- "$a" "$b" ||
 	ktap_exit_fail_msg "cannot create md raid1"
 dev=$DMP_NODE
@@ -21,6 +21,7 @@ dmp_check_polled_by_irq "md raid1 writes 512B-1M" "$dev" -m write -s 16M -b 512-
 dmp_check_polled "md raid1 reads 512B-512k" "$dev" -m read -s 16M -b 512-512k -q 4 -S 51
 dmp_check_polled "md raid1 reads 4k qd16" "$dev" -m read -s 16M -b 4k -q 16 -S 51
 dmp_check_irq "md raid1 4k qd8" "$dev" -s 16M -b 4k -q 8 -S 52
+dmp_check_mirrors "md raid1, the 16 MiB written" "$dev" 32768
 dmp_cleanup
 
 # Internal bitmap, write-behind to a write-mostly mirror: reads come from

@@ -18,7 +18,7 @@ dmp_require_cmds dmsetup mdadm
 dmp_get_nvme_devs 2
 a=${DMP_NVME[0]} b=${DMP_NVME[1]}
 [ -w "$CPU" ] || dmp_skip_all "needs CPU hotplug of cpu1 ($CPU)"
-trap 'echo 1 >"$CPU"; dmpf_unload >/dev/null 2>&1; dmp_cleanup' EXIT
+dmp_on_exit "echo 1 >$CPU"
 
 # cpu_off_on: take cpu1 offline and bring it back.
 cpu_off_on()

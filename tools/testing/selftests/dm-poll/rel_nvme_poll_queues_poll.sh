@@ -46,7 +46,7 @@ restore()
 {
 	[ "$(cat "$param")" = "$saved" ] || set_poll_queues "$saved"
 }
-trap 'restore; dmp_cleanup' EXIT
+dmp_on_exit restore
 
 ktap_print_header
 ktap_set_plan 3
