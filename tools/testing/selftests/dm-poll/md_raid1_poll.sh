@@ -12,7 +12,7 @@ dmp_get_nvme_devs 2
 a=${DMP_NVME[0]} b=${DMP_NVME[1]}
 
 ktap_print_header
-ktap_set_plan 10
+ktap_set_plan 11
 dmp_md_create 1 --assume-clean --size=65536 -- "$a" "$b" ||
 	ktap_exit_fail_msg "cannot create md raid1"
 dev=$DMP_NODE
@@ -22,6 +22,18 @@ dmp_check_polled "md raid1 reads 512B-512k" "$dev" -m read -s 16M -b 512-512k -q
 dmp_check_polled "md raid1 reads 4k qd16" "$dev" -m read -s 16M -b 4k -q 16 -S 51
 dmp_check_irq "md raid1 4k qd8" "$dev" -s 16M -b 4k -q 8 -S 52
 dmp_check_mirrors "md raid1, the 16 MiB written" "$dev" 32768
+# The check's own control: 4 KiB written to one leg only must be found.
+sys=$(dmp_sysfs "$dev")/md
+offset=$(cat "$sys/dev-${b##*/}/offset")
+if dd if=/dev/urandom of="$b" bs=512 count=8 seek=$((offset + 2048)) oflag=direct \
+	conv=notrunc status=none && echo 0 >"$sys/sync_min" && echo 32768 >"$sys/sync_max" &&
+	echo check >"$sys/sync_action" && dmp_md_wait_checked "$dev" 32768 &&
+	[ "$(cat "$sys/mismatch_cnt")" -gt 0 ]; then
+	ktap_test_pass "md raid1: md check finds a write that reached one leg only"
+else
+	ktap_test_fail "md raid1: md check missed a write to one leg (mismatch_cnt $(cat "$sys/mismatch_cnt"))"
+fi
+echo max >"$sys/sync_max"
 dmp_cleanup
 
 # Internal bitmap, write-behind to a write-mostly mirror: reads come from
