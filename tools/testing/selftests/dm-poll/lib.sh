@@ -72,7 +72,9 @@ dmp_teardown_one()
 
 # What a kernel log must not show during a test: it fails the test that
 # was running, not only the whole run (the harness checks the console too).
-DMP_KERNEL_ERRORS='Oops|BUG:|WARNING:|Kernel panic|general protection fault|blocked for more than|soft lockup|hard LOCKUP|nvme nvme[0-9]+: I/O .*timeout|Call Trace:|list_(add|del) corruption|ODEBUG:'
+DMP_KERNEL_ERRORS='Oops|BUG:|WARNING:|Kernel panic|general protection fault'
+DMP_KERNEL_ERRORS+='|blocked for more than|soft lockup|hard LOCKUP|Call Trace:'
+DMP_KERNEL_ERRORS+='|nvme nvme[0-9]+: I/O .*timeout|list_(add|del) corruption|ODEBUG:'
 DMP_KMSG_MARK="dm-poll: $(basename "$0") [$$] starts"
 echo "$DMP_KMSG_MARK" 2>/dev/null >/dev/kmsg || DMP_KMSG_MARK=
 DMP_EXIT_CMDS=()
