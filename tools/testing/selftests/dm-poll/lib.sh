@@ -573,8 +573,9 @@ dmp_check_verified()
 # back their own slice of DEV (at most 32 MiB) with polled I/O, over and
 # over until the cycles are done.  Every I/O must complete within 5 s
 # (DMP_LOAD_MAX_LAT_MS), each pass within 180 s (DMP_LOAD_PASS_S), with
-# its data.  With DMP_LOAD_ALLOW_ERRNO set (errnos, comma separated), only
-# writes run and may also fail with those errnos.  DMP_LOAD_BASE (bytes)
+# its data.  With DMP_LOAD_ALLOW_ERRNO set (errnos, comma separated), I/O
+# may also fail with those errnos: what was written is still read back
+# and verified, and each ring must get some I/O through.  DMP_LOAD_BASE (bytes)
 # moves the slices up; DMP_LOAD_ARGS adds iopoll_verify options (-A, -b).
 # One KTAP result.
 dmp_rings_under_load()
@@ -590,7 +591,7 @@ dmp_rings_under_load()
 	# shellcheck disable=SC2206 # options, split on purpose
 	args+=(${DMP_LOAD_ARGS:-})
 	[ -z "${DMP_LOAD_ALLOW_ERRNO:-}" ] ||
-		args+=(-m write -E "$DMP_LOAD_ALLOW_ERRNO")
+		args+=(-E "$DMP_LOAD_ALLOW_ERRNO")
 	slice=$((($(dmp_sectors "$dev") * 512 - base) / rings))
 	[ "$slice" -le $((32 << 20)) ] || slice=$((32 << 20))
 	rm -f "$tmp.stop"
@@ -619,10 +620,11 @@ dmp_rings_under_load()
 
 # dmp_load_ring STOPFILE DEV SEED ARGS...: iopoll_verify ARGS on DEV until
 # STOPFILE exists, at least once; each pass writes a new pattern, so that
-# a lost write shows.
+# a lost write shows.  Fails if no I/O of any pass got through (every one
+# failed with an errno -E allows).
 dmp_load_ring()
 {
-	local stop=$1 dev=$2 seed=$3 pass=0 out
+	local stop=$1 dev=$2 seed=$3 pass=0 out done=0 n
 	shift 3
 
 	while [ "$pass" = 0 ] || [ ! -e "$stop" ]; do
@@ -631,9 +633,15 @@ dmp_load_ring()
 			echo "# failed in pass $((pass + 1))"
 			return 1
 		fi
+		# "writes W reads R errors E/A": A failed as -E allows.
+		n=$(echo "$out" | sed -n \
+			's/.* writes \([0-9]*\) reads \([0-9]*\) errors [0-9]*\/\([0-9]*\) .*/\1 + \2 - \3/p' |
+			tail -n 1)
+		done=$((done + ${n:-0}))
 		pass=$((pass + 1))
 	done
-	echo "# $pass passes, the last: ${out#\# }"
+	echo "# $pass passes, $done I/Os through, the last: ${out#\# }"
+	[ "$done" -gt 0 ] || { echo "# no I/O got through"; return 1; }
 }
 
 # dmp_under_load DESC DEV CMD...: run CMD five times, 0.3 s apart, under
