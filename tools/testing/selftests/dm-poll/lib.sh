@@ -618,6 +618,20 @@ dmp_rings_under_load()
 	fi
 }
 
+# dmp_verify_ios_through OUTPUT: the I/Os of an iopoll_verify run that did
+# not fail with an errno -E allows, from its "writes W reads R errors E/A".
+dmp_verify_ios_through()
+{
+	echo "$1" | awk '$1 == "#" && / writes [0-9]+ reads [0-9]+ errors / {
+		for (i = 1; i < NF; i++) {
+			if ($i == "writes") w = $(i + 1)
+			if ($i == "reads") r = $(i + 1)
+			if ($i == "errors") { split($(i + 1), e, "/"); a = e[2] }
+		}
+	}
+	END { print w + r - a }'
+}
+
 # dmp_load_ring STOPFILE DEV SEED ARGS...: iopoll_verify ARGS on DEV until
 # STOPFILE exists, at least once; each pass writes a new pattern, so that
 # a lost write shows.  Fails if no I/O of any pass got through (every one
@@ -633,10 +647,7 @@ dmp_load_ring()
 			echo "# failed in pass $((pass + 1))"
 			return 1
 		fi
-		# "writes W reads R errors E/A": A failed as -E allows.
-		n=$(echo "$out" | sed -n \
-			's/.* writes \([0-9]*\) reads \([0-9]*\) errors [0-9]*\/\([0-9]*\) .*/\1 + \2 - \3/p' |
-			tail -n 1)
+		n=$(dmp_verify_ios_through "$out")
 		done=$((done + ${n:-0}))
 		pass=$((pass + 1))
 	done
