@@ -121,6 +121,14 @@ static void md_poll_lower_endio(struct bio *lower)
 void md_submit_lower(struct md_poll_node *node, struct bio *bio,
 		     struct bio *lower)
 {
+	/*
+	 * md stops polling while suspended, when a member that cannot poll
+	 * joins; bio_poll() then no longer polls the array.  A bio that
+	 * waited out that suspend must complete by interrupt.
+	 */
+	if ((lower->bi_opf & REQ_POLLED) &&
+	    !(bdev_get_queue(bio->bi_bdev)->limits.features & BLK_FEAT_POLL))
+		bio_clear_polled(lower);
 	if (lower->bi_opf & REQ_POLLED) {
 		node->bio = lower;
 		node->upper = bio;
