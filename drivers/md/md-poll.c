@@ -124,11 +124,15 @@ void md_submit_lower(struct md_poll_node *node, struct bio *bio,
 	/*
 	 * md stops polling while suspended, when a member that cannot poll
 	 * joins; bio_poll() then no longer polls the array.  A bio that
-	 * waited out that suspend must complete by interrupt.
+	 * waited out that suspend must complete by interrupt, and may wait
+	 * for a tag: nothing of the array is linked any more.
 	 */
 	if ((lower->bi_opf & REQ_POLLED) &&
-	    !(bdev_get_queue(bio->bi_bdev)->limits.features & BLK_FEAT_POLL))
+	    !(data_race(bdev_get_queue(bio->bi_bdev)->limits.features) &
+	      BLK_FEAT_POLL)) {
 		bio_clear_polled(lower);
+		lower->bi_opf &= ~REQ_NOWAIT;
+	}
 	if (lower->bi_opf & REQ_POLLED) {
 		node->bio = lower;
 		node->upper = bio;
