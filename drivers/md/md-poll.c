@@ -128,7 +128,7 @@ void md_submit_lower(struct md_poll_node *node, struct bio *bio,
 	 * for a tag: nothing of the array is linked any more.
 	 */
 	if ((lower->bi_opf & REQ_POLLED) &&
-	    !(data_race(bdev_get_queue(bio->bi_bdev)->limits.features) &
+	    !(READ_ONCE(bdev_get_queue(bio->bi_bdev)->limits.features) &
 	      BLK_FEAT_POLL)) {
 		bio_clear_polled(lower);
 		lower->bi_opf &= ~REQ_NOWAIT;
