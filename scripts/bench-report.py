@@ -464,15 +464,17 @@ def slab_returned(slab):
             abs(end["cached"] - start["cached"]) <= CACHE_HOLDS_MAX)
 
 
-def splice_readme(path, text):
+def splice_readme(path, text, begin=BEGIN, end=END):
+    """Replace the lines of PATH between the markers BEGIN and END with TEXT
+    (scripts/profile-report.py uses it for its own section)."""
     with open(path, encoding="utf-8") as f:
         readme = f.read()
-    if BEGIN not in readme or END not in readme:
-        die(f"{path}: no results markers")
-    head, rest = readme.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
+    if begin not in readme or end not in readme:
+        die(f"{path}: no markers {begin!r}")
+    head, rest = readme.split(begin, 1)
+    _, tail = rest.split(end, 1)
     with open(path + ".new", "w", encoding="utf-8") as f:
-        f.write(head + BEGIN + "\n" + text + END + tail)
+        f.write(head + begin + "\n" + text + end + tail)
     os.replace(path + ".new", path)
 
 

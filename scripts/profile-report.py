@@ -12,6 +12,7 @@ With --splice README REPORT..., puts tables made before into the
 README's profile section instead.
 """
 import argparse
+import importlib
 import os
 import sys
 
@@ -37,16 +38,10 @@ END = "<!-- profile-results end -->"
 
 def splice(readme, reports):
     """Put the REPORTS (tables made before) between the README's markers."""
-    with open(readme, encoding="utf-8") as f:
-        text = f.read()
-    if BEGIN not in text or END not in text:
-        sys.exit(f"{readme}: no profile markers")
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    bench_report = importlib.import_module("bench-report")
     body = "\n".join(open(r, encoding="utf-8").read() for r in reports)
-    head, rest = text.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    with open(readme + ".new", "w", encoding="utf-8") as f:
-        f.write(head + BEGIN + "\n" + body + END + tail)
-    os.replace(readme + ".new", readme)
+    bench_report.splice_readme(readme, body, BEGIN, END)
 
 
 def main():
