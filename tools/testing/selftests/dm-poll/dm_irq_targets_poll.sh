@@ -23,14 +23,12 @@ slice()
 
 ktap_print_header
 ktap_set_plan 8
-dmp_check_table irq "crypt (aes-xts-plain64)" "0 65536 crypt aes-xts-plain64 $KEY 0 $a 2048" \
-	\
+dmp_check_table irq "crypt (aes-xts-plain64): writes by interrupt" \
+	"0 65536 crypt aes-xts-plain64 $KEY 0 $a 2048" \
 	-s 8M -b 512-256k -q 4 -S 101
 dmp_check_table irq "raid (dm-raid raid1)" "0 65536 raid raid1 2 0 nosync 2 - $a - $b" \
-	\
 	-s 8M -b 512-256k -q 4 -S 102
 dmp_check_table irq "mirror" "0 65536 mirror core 2 1024 nosync 2 $a 2048 $b 2048" \
-	\
 	-s 8M -b 512-256k -q 4 -S 103
 slice cmeta "$a" 200000 8192 && cmeta=$DMP_NODE
 slice cdata "$a" 210000 65536 && cdata=$DMP_NODE

@@ -18,27 +18,18 @@ a=${DMP_NVME[0]} b=${DMP_NVME[1]}
 ktap_print_header
 ktap_set_plan 3
 
-# suspend_resume NAME [SUSPEND-OPTIONS]
-suspend_resume()
-{
-	local name=$1
-
-	shift
-	dmsetup suspend "$@" "$name" && dmsetup resume "$name"
-}
-
 # 4 KiB chunks: most bios are split, so each has several links.
 dmp_dm_create rings-striped "0 131072 striped 2 8 $a 0 $b 0" ||
 	ktap_exit_fail_msg "cannot create dm-striped"
 dev=$DMP_NODE
 dmp_rings_under_load "dm-striped: noflush suspend and resume" "$dev" 4 50 \
-	suspend_resume "${dev#/dev/mapper/}" --noflush
+	dmp_dm_suspend_resume "${dev#/dev/mapper/}" --noflush
 
 dmp_dm_create rings-linear "0 65536 linear $a 131072
 65536 65536 linear $b 131072" || ktap_exit_fail_msg "cannot create dm-linear"
 dev=$DMP_NODE
 dmp_rings_under_load "dm-linear over two devices: suspend and resume" "$dev" 4 50 \
-	suspend_resume "${dev#/dev/mapper/}"
+	dmp_dm_suspend_resume "${dev#/dev/mapper/}"
 
 # dm-linear over the dm-striped device: the lower device's bios are
 # linked to the upper device's clones.
@@ -46,5 +37,5 @@ dmp_dm_create rings-nested "0 131072 linear /dev/mapper/$DMP_PREFIX-rings-stripe
 	ktap_exit_fail_msg "cannot create dm-linear over dm-striped"
 dev=$DMP_NODE
 dmp_rings_under_load "dm-linear over dm-striped: lower noflush suspend" "$dev" 4 50 \
-	suspend_resume "$DMP_PREFIX-rings-striped" --noflush
+	dmp_dm_suspend_resume "$DMP_PREFIX-rings-striped" --noflush
 ktap_finished

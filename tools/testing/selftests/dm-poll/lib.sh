@@ -197,6 +197,16 @@ dmp_dm_create()
 	DMP_NODE=/dev/mapper/$name
 }
 
+# dmp_dm_suspend_resume NAME [SUSPEND-OPTIONS]: one suspend and resume of
+# dm device NAME (the full name, as dmsetup knows it).
+dmp_dm_suspend_resume()
+{
+	local name=$1
+
+	shift
+	dmsetup suspend "$@" "$name" && dmsetup resume "$name"
+}
+
 # dmp_nullb_create NAME KEY=VALUE...: create and power on a null_blk
 # device through configfs, registered for teardown; set DMP_NODE.
 dmp_nullb_create()
