@@ -390,12 +390,10 @@ def latency_tables(result):
            "included.  Gain: polled vIOPS over interrupt-driven vIOPS; of raw: what",
            "polling adds on the stack over what it adds on raw null_blk,",
            "(gain - 1) / (raw gain - 1).  fio runs on vCPU 1.",
-           "dm-crypt decrypts polled reads in the poller; it encrypts writes on",
-           "an unbound kcryptd worker and completes them by interrupt.  TCG",
-           "-icount runs the vCPUs in turn and counts the poller's spin while the",
-           "worker runs on the other vCPU, so its polled write rows show that",
-           "emulator artifact as much as the kernel (the base kernel's polled",
-           "crypt I/O fails: its clones wait on a poll queue nobody polls).", ""]
+           "dm-crypt decrypts polled reads in the poller and encrypts polled",
+           "writes in the submitter; by interrupt, kcryptd workers do both (the",
+           "base kernel's polled crypt I/O fails: its clones wait on a poll queue",
+           "nobody polls).", ""]
     for workload in workloads:
         out += [f"#### {workload}", "",
                 "| stack | base polled | base irq | base gain | ours polled | ours irq "

@@ -12,8 +12,8 @@
 #
 # Those devices complete each request at once (irqmode=0): the rows
 # measure CPU cost alone.  The latency model follows: every 2-wide stack,
-# and dm-crypt (reads decrypted in the poller, writes encrypted by a
-# worker and completed by interrupt: also 4k-randwrite-qd16-lat*us), over
+# and dm-crypt (reads decrypted in the poller, writes encrypted in the
+# submitter: also 4k-randwrite-qd16-lat*us), over
 # null_blk devices with irqmode=2 and completion_nsec 0 or 10000
 # (workloads 4k-randread-qd{1,16}-lat{0,10}us), where an interrupt queue
 # completes from a timer once the latency has passed and a poll queue
@@ -263,11 +263,7 @@ latency_stacks()
 	# Polled I/O must not cost more than interrupt-driven I/O here either.
 	dmp_dm_create "lat$1-crypt" "0 2097152 crypt aes-xts-plain64 $crypt_key 0 ${nulls[0]} 0" ||
 		return 1
-	if [ "$mode" = smoke ]; then
-		run_stack dm-crypt "$DMP_NODE" "${w[@]}"
-	else
-		run_stack dm-crypt "$DMP_NODE" "${w[@]}" "4k-randwrite-qd16-lat$1us"
-	fi
+	run_stack dm-crypt "$DMP_NODE" "${w[@]}" "4k-randwrite-qd16-lat$1us"
 	stack_down
 	if [ "$mode" != smoke ]; then
 		md_build md-linear linear 2 || return 1

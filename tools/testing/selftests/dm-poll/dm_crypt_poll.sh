@@ -1,11 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# dm-crypt reads are polled end to end: crypt sends DM's clone itself to
-# the NVMe poll queue and decrypts it where it completes, in the poller.
-# Writes, encrypted into bios of crypt's own, complete by interrupt.  On
-# Linux 6.12 every polled crypt I/O waits for the NVMe timeout (30 s);
-# without the series' crypt patch the reads complete by interrupt.
+# dm-crypt polls end to end: it sends DM's clone itself to the NVMe poll
+# queue, for a read to be decrypted where it completes, in the poller, and
+# for a write with the data it encrypted in the submitter.  On Linux 6.12
+# every polled crypt I/O waits for the NVMe timeout (30 s); without the
+# series' crypt patches it completes by interrupt.
 . "$(dirname "$0")/lib.sh"
 
 KEY=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
@@ -16,13 +16,12 @@ dmp_get_nvme_devs 1
 nvme=${DMP_NVME[0]}
 
 ktap_print_header
-ktap_set_plan 8
+ktap_set_plan 10
 # 16 MiB at 1 MiB into the namespace; a 4096-byte-sector table at 32 MiB.
 dmp_dm_create crypt "0 32768 crypt aes-xts-plain64 $KEY 0 $nvme 2048" ||
 	ktap_exit_fail_msg "cannot create dm-crypt"
 dev=$DMP_NODE
-dmp_check_polled_by_irq "crypt: polled writes by interrupt" "$dev" \
-	-m write -b 512-256k -q 4 -S 201
+dmp_check_polled "crypt: polled writes" "$dev" -m write -b 512-256k -q 4 -S 201
 
 # The namespace must hold ciphertext: reading the pattern back from it
 # must fail, or the reads below would prove nothing about decryption.
@@ -36,13 +35,19 @@ dmp_check_polled "crypt: polled reads 512B-256k" "$dev" -m read -b 512-256k -q 4
 dmp_check_polled "crypt: polled reads 4k qd16" "$dev" -m read -b 4k -q 16 -S 201
 dmp_check_irq "crypt: interrupt-driven reads" "$dev" -m read -b 4k -q 8 -S 201
 
-# A second table over the same sectors, decrypting without a workqueue
-# for interrupt-driven reads too: its polled reads must see the same data.
+# A second table over the same sectors, without workqueues: its polled
+# reads must see the same data, and the first table, by interrupt, must
+# read what its polled writes wrote.
 dmp_dm_create crypt-nowq \
-	"0 32768 crypt aes-xts-plain64 $KEY 0 $nvme 2048 1 no_read_workqueue" ||
-	ktap_exit_fail_msg "cannot create dm-crypt with no_read_workqueue"
-dmp_check_polled "crypt: no_read_workqueue polled reads" "$DMP_NODE" \
+	"0 32768 crypt aes-xts-plain64 $KEY 0 $nvme 2048 2 no_read_workqueue no_write_workqueue" ||
+	ktap_exit_fail_msg "cannot create dm-crypt without workqueues"
+nowq=$DMP_NODE
+dmp_check_polled "crypt: no_read_workqueue polled reads" "$nowq" \
 	-m read -b 512-128k -q 4 -S 201
+dmp_check_polled "crypt: no_write_workqueue polled writes" "$nowq" \
+	-m write -b 512-256k -q 4 -S 203
+dmp_check_irq "crypt: no_write_workqueue writes read by the first table" "$dev" \
+	-m read -b 4k-64k -q 8 -S 203
 
 dmp_dm_create crypt-4k \
 	"0 32768 crypt aes-xts-plain64 $KEY 0 $nvme 67584 1 sector_size:4096" ||
@@ -55,7 +60,7 @@ else
 fi
 
 # Suspends while rings poll: DM holds bios and requeues those that hit
-# BLK_STS_AGAIN; crypt's clones of them complete by interrupt.
+# BLK_STS_AGAIN, which crypt then sends by interrupt.
 dmp_rings_under_load "crypt: suspend and resume" "$dev" 4 20 \
 	dmp_dm_suspend_resume "${dev#/dev/mapper/}"
 ktap_finished
