@@ -1,0 +1,42 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# dm-crypt tables whose polled I/O must still complete by interrupt, with
+# its data: integrity tags, which crypt allocates for a bio of its own
+# and dm-integrity stores (a random IV here: a write sent without them
+# reads back wrong), and the eboiv IV, which allocates and waits for a
+# cipher while it encrypts or decrypts, so it must never run in the
+# poller (the debug kernel catches a sleep there).
+. "$(dirname "$0")/lib.sh"
+
+KEY=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
+
+dmp_require_root
+dmp_require_cmds dmsetup dd
+dmp_get_nvme_devs 2
+a=${DMP_NVME[0]} b=${DMP_NVME[1]}
+
+ktap_print_header
+ktap_set_plan 2
+
+# dm-integrity with 16-byte tags over $a: created over one sector to
+# learn the sectors it provides, then loaded with that size.
+dd if=/dev/zero of="$a" bs=1M count=1 oflag=direct status=none
+dmp_dm_create integ "0 1 integrity $a 0 16 J 0" ||
+	ktap_exit_fail_msg "cannot create dm-integrity"
+integ=$DMP_NODE
+sectors=$(dmsetup status "${integ#/dev/mapper/}" | awk '{ print $5 }')
+[ "${sectors:-0}" -gt 65536 ] ||
+	ktap_exit_fail_msg "dm-integrity provides ${sectors:-no} sectors"
+if ! dmsetup reload "${integ#/dev/mapper/}" --table "0 $sectors integrity $a 0 16 J 0" ||
+	! dmsetup resume "${integ#/dev/mapper/}"; then
+	ktap_exit_fail_msg "cannot load dm-integrity with $sectors sectors"
+fi
+dmp_check_table irq "crypt with integrity tags (random IV)" \
+	"0 65536 crypt aes-xts-random $KEY 0 $integ 0 1 integrity:16:none" \
+	-s 16M -b 512-128k -q 4 -S 211
+
+dmp_check_table irq "crypt with the eboiv IV" \
+	"0 65536 crypt aes-cbc-eboiv $KEY 0 $b 2048 1 sector_size:4096" \
+	-s 16M -b 4k-128k -q 4 -S 212
+ktap_finished
