@@ -86,14 +86,19 @@ dmp_on_exit()
 	DMP_EXIT_CMDS+=("$1")
 }
 
+# dmp_kernel_log: the kernel log since this test started.
+dmp_kernel_log()
+{
+	dmesg | awk -v mark="$DMP_KMSG_MARK" 'seen; index($0, mark) { seen = 1 }'
+}
+
 # dmp_kernel_log_check: the kernel log since this test started is clean.
 dmp_kernel_log_check()
 {
 	local bad line
 
 	[ -n "$DMP_KMSG_MARK" ] || return 0
-	bad=$(dmesg | awk -v mark="$DMP_KMSG_MARK" 'seen; index($0, mark) { seen = 1 }' |
-		grep -E "$DMP_KERNEL_ERRORS" | head -n 5)
+	bad=$(dmp_kernel_log | grep -E "$DMP_KERNEL_ERRORS" | head -n 5)
 	[ -z "$bad" ] && return 0
 	echo "# kernel log during $(basename "$0"):"
 	while IFS= read -r line; do
