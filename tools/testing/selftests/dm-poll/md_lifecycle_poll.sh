@@ -53,10 +53,17 @@ dmp_check_polled "degraded raid1: reads" "$dev" -m read -s 16M -b 4k-256k -q 4 -
 # md lets a failed member go once its last bio is done and md's thread
 # has seen the failure: a moment, longer on a slow kernel.
 for ((i = 0; i < 50; i++)); do
-	mdadm --quiet --remove "$dev" "$m1" 2>/dev/null && break
+	err=$(mdadm --quiet --remove "$dev" "$m1" 2>&1) && break
 	sleep 0.2
 done
-[ "$i" -lt 50 ] || ktap_exit_fail_msg "cannot remove the failed member"
+if [ "$i" -ge 50 ]; then
+	# Who holds it: I/O in flight on the member, md's view of it.
+	echo "# mdadm: $err"
+	echo "# $m1 in flight: $(cat "$(dmp_sysfs "$m1")/inflight")"
+	echo "# $dev in flight: $(cat "$(dmp_sysfs "$dev")/inflight")"
+	grep -H . "$(dmp_sysfs "$dev")"/md/dev-*/state | sed 's/^/# /'
+	ktap_exit_fail_msg "cannot remove the failed member"
+fi
 dmp_rings_under_load "raid1: spare added, recovery" "$dev" 2 1 \
 	dmp_after_pause 0.3 mdadm --quiet --add "$dev" "$m2"
 dmp_md_wait_sync "$dev" || ktap_exit_fail_msg "$dev: resync or recovery did not finish"
