@@ -14,6 +14,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <getopt.h>
 #include <signal.h>
 #include <liburing.h>
@@ -41,6 +42,8 @@ struct opts {
 	bool iopoll;
 	bool fixed;
 	bool async;	/* IOSQE_ASYNC: issued from io-wq, without IOCB_NOWAIT */
+	bool inline_only;	/* -W: no I/O may go to an io-wq worker */
+	bool dsync;	/* -D: O_DSYNC, writes are REQ_FUA */
 	unsigned int qd;
 	unsigned long long offset, size;
 	unsigned int bs_min, bs_max;
@@ -299,7 +302,8 @@ static int open_device(struct opts *o, unsigned long long *dev_size)
 	struct stat stbuf;
 	int fd;
 
-	fd = open(o->dev, (o->do_write ? O_RDWR : O_RDONLY) | O_DIRECT);
+	fd = open(o->dev, (o->do_write ? O_RDWR : O_RDONLY) | O_DIRECT |
+		  (o->dsync ? O_DSYNC : 0));
 	if (fd < 0) {
 		printf("# open %s: %s\n", o->dev, strerror(errno));
 		return -1;
@@ -366,6 +370,9 @@ static void print_help(const char *prog)
 		"  -I                interrupt driven: no IORING_SETUP_IOPOLL\n"
 		"  -F                use registered (fixed) buffers\n"
 		"  -A                IOSQE_ASYNC: io-wq issues every I/O, without NOWAIT\n"
+		"  -D                open with O_DSYNC: every write is REQ_FUA\n"
+		"  -W                fail if io_uring handed any I/O to an io-wq worker\n"
+		"                    (the device did not take it with REQ_NOWAIT)\n"
 		"  -e ERRNO          expect every I/O to fail with this errno number\n"
 		"  -E ERRNO[,ERRNO]  let I/O fail with these errnos (up to 4); what it missed\n"
 		"                    goes unchecked\n"
@@ -413,7 +420,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	*o = (struct opts){ .do_write = true, .do_read = true, .iopoll = true,
 			    .qd = 8, .bs_min = 4096, .bs_max = 4096, .seed = 1,
 			    .time_limit_s = 180 };
-	while ((c = getopt(argc, argv, "m:o:s:b:q:S:IFAe:E:L:T:")) != -1) {
+	while ((c = getopt(argc, argv, "m:o:s:b:q:S:IFADWe:E:L:T:")) != -1) {
 		switch (c) {
 		case 'm':
 			o->expect_zeros = !strcmp(optarg, "zeros");
@@ -446,6 +453,12 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'A':
 			o->async = true;
 			break;
+		case 'D':
+			o->dsync = true;
+			break;
+		case 'W':
+			o->inline_only = true;
+			break;
 		case 'e':
 			o->expect_errno = atoi(optarg);
 			break;
@@ -470,12 +483,43 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
+/*
+ * io_uring issues an I/O that would block from an io-wq worker, a thread
+ * of this process named iou-wrk-PID, which stays a few seconds after its
+ * last work: count them.
+ */
+static int count_iowq_workers(void)
+{
+	char path[300], comm[32];
+	struct dirent *d;
+	int n = 0;
+	DIR *dir;
+	FILE *f;
+
+	dir = opendir("/proc/self/task");
+	if (!dir)
+		return -1;
+	while ((d = readdir(dir))) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", d->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(comm, sizeof(comm), f) && !strncmp(comm, "iou-wrk-", 8))
+			n++;
+		fclose(f);
+	}
+	closedir(dir);
+	return n;
+}
+
 static int run(const struct opts *o, int fd)
 {
 	struct stats wst = { 0 }, rst = { 0 };
 	struct io_uring ring;
 	struct slot *slots;
-	int ret;
+	int ret, workers;
 
 	ret = io_uring_queue_init(o->qd * 2, &ring,
 				  o->iopoll ? IORING_SETUP_IOPOLL : 0);
@@ -492,14 +536,20 @@ static int run(const struct opts *o, int fd)
 		return KSFT_FAIL;
 	if (o->do_read && run_pass(o, &ring, fd, slots, false, &rst))
 		return KSFT_FAIL;
+	workers = count_iowq_workers();
 	/* errors: failed checks / failures with the errno -E allows */
-	printf("# %s %s qd=%u bs=%u-%u: writes %llu reads %llu errors %llu/%llu max_lat_us %llu\n",
+	printf("# %s %s qd=%u bs=%u-%u: writes %llu reads %llu errors %llu/%llu max_lat_us %llu",
 	       o->dev, o->iopoll ? "iopoll" : "irq", o->qd, o->bs_min,
 	       o->bs_max, wst.ios, rst.ios, wst.errors + rst.errors,
 	       wst.allowed + rst.allowed,
 	       wst.max_lat_us > rst.max_lat_us ? wst.max_lat_us :
 	       rst.max_lat_us);
+	printf(" iowq_workers %d\n", workers);
 	io_uring_queue_exit(&ring);
+	if (o->inline_only && workers) {
+		printf("# io_uring issued I/O from io-wq workers: not taken with REQ_NOWAIT\n");
+		return KSFT_FAIL;
+	}
 	return wst.errors + rst.errors ? KSFT_FAIL : KSFT_PASS;
 }
 

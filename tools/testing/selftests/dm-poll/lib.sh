@@ -569,6 +569,25 @@ dmp_check_irq()
 	fi
 }
 
+# dmp_check_iowq DESC DEV VERIFY-ARGS...: I/O that DEV fails with
+# BLK_STS_AGAIN at once (REQ_NOWAIT) is retried by io_uring from an io-wq
+# worker: data verified, and at least one worker seen.  One KTAP result.
+dmp_check_iowq()
+{
+	local desc=$1 dev=$2 out rc=0 workers
+	shift 2
+
+	out=$("$DMP_VERIFY" "$@" "$dev") || rc=$?
+	workers=$(sed -n 's/.* iowq_workers \([0-9]*\).*/\1/p' <<<"$out")
+	if [ "$rc" -ne 0 ]; then
+		ktap_test_fail "$desc: I/O failed: $(tr '\n' ' ' <<<"$out" | cut -c1-300)"
+	elif [ "${workers:-0}" -le 0 ]; then
+		ktap_test_fail "$desc: nothing was retried from io-wq"
+	else
+		ktap_test_pass "$desc: retried from io-wq, data verified"
+	fi
+}
+
 # dmp_check_verified DESC DEV VERIFY-ARGS...: polled write+verify where
 # interrupts cannot be attributed (null_blk completes without a device).
 dmp_check_verified()
