@@ -12,8 +12,9 @@
 #
 # Those devices complete each request at once (irqmode=0): the rows
 # measure CPU cost alone.  The latency model follows: every 2-wide stack,
-# and dm-crypt (reads decrypted in the poller, writes encrypted in the
-# submitter: also 4k-randwrite-qd16-lat*us), over
+# dm-crypt (reads decrypted in the poller, writes encrypted in the
+# submitter: also 4k-randwrite-qd16-lat*us) and dm-thin (provisioned
+# blocks, reads and writes), over
 # null_blk devices with irqmode=2 and completion_nsec 0 or 10000
 # (workloads 4k-randread-qd{1,16}-lat{0,10}us), where an interrupt queue
 # completes from a timer once the latency has passed and a poll queue
@@ -234,6 +235,31 @@ striped_table()
 	echo "$table"
 }
 
+# thin_stack LATENCY_US: a 64 MiB thin device, every block provisioned,
+# in a pool over the first latency-model device, its metadata on a
+# memory-backed null_blk; reads at QD1 and QD16, writes at QD16.
+thin_stack()
+{
+	local pool
+
+	dmp_nullb_create "lat$1-tmeta" size=64 queue_mode=2 submit_queues=1 \
+		irqmode=0 memory_backed=1 blocksize=512 ||
+		{ echo "# bench: cannot create null_blk lat$1-tmeta"; return 1; }
+	dd if=/dev/zero of="$DMP_NODE" bs=1M count=1 oflag=direct status=none
+	dmp_dm_create "lat$1-pool" \
+		"0 2097152 thin-pool $DMP_NODE ${nulls[0]} 128 0 1 skip_block_zeroing" ||
+		return 1
+	pool=${DMP_NODE#/dev/mapper/}
+	dmsetup message "$pool" 0 "create_thin 0" || return 1
+	dmp_dm_create "lat$1-thin" "0 131072 thin /dev/mapper/$pool 0" || return 1
+	dd if=/dev/zero of="$DMP_NODE" bs=1M count=64 oflag=direct status=none
+	run_stack dm-thin "$DMP_NODE" "4k-randread-qd1-lat$1us" \
+		"4k-randread-qd16-lat$1us" "4k-randwrite-qd16-lat$1us"
+	stack_down
+	stack_down
+	stack_down
+}
+
 # latency_stacks LATENCY_US: raw, dm and md, each 2 wide, over two
 # latency-model null_blk devices; 4k random reads at QD1 and QD16.
 latency_stacks()
@@ -265,6 +291,7 @@ latency_stacks()
 		return 1
 	run_stack dm-crypt "$DMP_NODE" "${w[@]}" "4k-randwrite-qd16-lat$1us"
 	stack_down
+	thin_stack "$1" || return 1
 	if [ "$mode" != smoke ]; then
 		md_build md-linear linear 2 || return 1
 		run_stack md-linear-2 "$DMP_NODE" "${w[@]}"
