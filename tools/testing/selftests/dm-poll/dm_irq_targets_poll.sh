@@ -20,16 +20,11 @@ slice()
 }
 
 ktap_print_header
-ktap_set_plan 7
+ktap_set_plan 6
 dmp_check_table irq "raid (dm-raid raid1)" "0 65536 raid raid1 2 0 nosync 2 - $a - $b" \
 	-s 8M -b 512-256k -q 4 -S 102
 dmp_check_table irq "mirror" "0 65536 mirror core 2 1024 nosync 2 $a 2048 $b 2048" \
 	-s 8M -b 512-256k -q 4 -S 103
-slice cmeta "$a" 200000 8192 && cmeta=$DMP_NODE
-slice cdata "$a" 210000 65536 && cdata=$DMP_NODE
-dmp_check_table irq "cache (writethrough)" \
-	"0 65536 cache $cmeta $cdata $b 128 1 writethrough default 0" \
-	-s 8M -b 512-256k -q 4 -S 104
 slice wcssd "$a" 300000 32768 && wcssd=$DMP_NODE
 dmp_check_table irq "writecache" "0 65536 writecache s $b $wcssd 4096 0" \
 	-s 8M -b 4k-256k -q 4 -S 105
