@@ -3,8 +3,9 @@
 #
 # dm-cache (lvmcache) keeps polled I/O polled: hits go to the cache
 # device and misses to the origin, both remapped at once, and cache takes
-# REQ_NOWAIT bios, so io_uring issues them inline.  The cache's metadata
-# and data live on the first NVMe namespace, the origin on the second.
+# REQ_NOWAIT bios, so io_uring issues them inline.  The cache's data
+# lives on the first NVMe namespace, the origin on the second, and the
+# metadata, which cache commits every second, on a memory-backed null_blk.
 # The data is written to the origin from below and read back through the
 # cache after blocks were promoted, so hits check what the promotion
 # copied.  A writethrough write to a clean block also goes to the origin,
@@ -13,13 +14,14 @@
 
 dmp_require_root
 dmp_require_cmds dmsetup dd
+dmp_require_nullb
 dmp_get_nvme_devs 2
 a=${DMP_NVME[0]} b=${DMP_NVME[1]}
 
-# zeroed NAME DEV OFFSET SECTORS: a zeroed dm-linear piece, in DMP_NODE.
-zeroed()
+# metadata NAME: a zeroed memory-backed null_blk for cache metadata.
+metadata()
 {
-	dmp_dm_create "$1" "0 $4 linear $2 $3" || return 1
+	dmp_nullb_create "$1" size=16 memory_backed=1 queue_mode=2 || return 1
 	dd if=/dev/zero of="$DMP_NODE" bs=1M count=1 oflag=direct status=none
 }
 
@@ -30,8 +32,11 @@ cache_stat()
 	dmsetup status "$1" | awk -v f="$2" '{ split($f, v, "/"); print v[1] }'
 }
 
-# promote NAME DEV: read the first 4 MiB of DEV by interrupt until the
-# cache promoted at least 32 of its blocks, then stop migrations.
+# promote NAME DEV TABLE: read the first 4 MiB of DEV by interrupt until
+# the cache promoted at least 32 of its blocks, then load TABLE, the same
+# with the cleaner policy: it keeps the blocks cached and moves none,
+# while smq would go on promoting (by interrupt, with kcopyd).  The
+# suspend waits for the migrations in flight.
 promote()
 {
 	local i
@@ -42,15 +47,13 @@ promote()
 		[ "$(cache_stat "$1" 13)" -ge 32 ] && break
 	done
 	echo "# $1: $(cache_stat "$1" 13) promotions after $((i + 1)) passes"
-	dmsetup message "$1" 0 migration_threshold 0 || return 1
-	# Let migrations in flight and the metadata commit (each second)
-	# that follows them pass: both go by interrupt.
-	sleep 3
+	dmsetup reload "$1" --table "$3" && dmsetup suspend "$1" &&
+		dmsetup resume "$1"
 }
 
 ktap_print_header
 ktap_set_plan 8
-zeroed cmeta "$a" 800000 8192 || ktap_exit_fail_msg "cannot create cache metadata"
+metadata cmeta || ktap_exit_fail_msg "cannot create cache metadata"
 cmeta=$DMP_NODE
 dmp_dm_create cdata "0 16384 linear $a 810000" || ktap_exit_fail_msg "cannot create cache data"
 cdata=$DMP_NODE
@@ -61,7 +64,9 @@ corig=$DMP_NODE
 dmp_dm_create cache "0 65536 cache $cmeta $cdata $corig 128 1 writeback smq 0" ||
 	ktap_exit_fail_msg "cannot create cache"
 cache=$DMP_NODE
-promote "${cache#/dev/mapper/}" "$cache" || ktap_exit_fail_msg "cannot warm the cache"
+promote "${cache#/dev/mapper/}" "$cache" \
+	"0 65536 cache $cmeta $cdata $corig 128 1 writeback cleaner 0" ||
+	ktap_exit_fail_msg "cannot warm the cache"
 
 DMP_IRQ_RE_OVERRIDE=$(dmp_irq_regex "$a" "$b")
 hits=$(cache_stat "${cache#/dev/mapper/}" 8)
@@ -89,7 +94,7 @@ dmp_check_polled "cache: polled writes to blocks not cached" "$cache" \
 	-W -o 8M -s 8M -b 4k-64k -q 8 -S 172
 dmp_check_irq "cache: interrupt driven" "$cache" -o 8M -s 4M -b 4k-64k -q 8 -S 173
 
-zeroed wtmeta "$a" 830000 8192 || ktap_exit_fail_msg "cannot create cache metadata"
+metadata wtmeta || ktap_exit_fail_msg "cannot create cache metadata"
 wtmeta=$DMP_NODE
 dmp_dm_create wtdata "0 16384 linear $a 840000" || ktap_exit_fail_msg "cannot create cache data"
 wtdata=$DMP_NODE
@@ -100,7 +105,9 @@ wtorig=$DMP_NODE
 dmp_dm_create wtcache "0 65536 cache $wtmeta $wtdata $wtorig 128 1 writethrough smq 0" ||
 	ktap_exit_fail_msg "cannot create a writethrough cache"
 wtcache=$DMP_NODE
-promote "${wtcache#/dev/mapper/}" "$wtcache" || ktap_exit_fail_msg "cannot warm the cache"
+promote "${wtcache#/dev/mapper/}" "$wtcache" \
+	"0 65536 cache $wtmeta $wtdata $wtorig 128 1 writethrough cleaner 0" ||
+	ktap_exit_fail_msg "cannot warm the cache"
 dmp_check_polled_by_irq "cache: writethrough writes to clean cached blocks copy to the origin" \
 	"$wtcache" -W -m write -s 2M -b 4k-64k -q 8 -S 174
 dmp_check_table polled "cache: the writethrough writes, read from the origin" \

@@ -485,8 +485,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 
 /*
  * io_uring issues an I/O that would block from an io-wq worker, a thread
- * of this process named iou-wrk-PID, which stays a few seconds after its
- * last work: count them.
+ * of this process named iou-wrk-PID; the last one stays until the ring
+ * goes: count them.
  */
 static int count_iowq_workers(void)
 {
