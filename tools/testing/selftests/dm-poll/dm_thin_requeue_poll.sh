@@ -4,16 +4,19 @@
 # Requeue under polled load: a noflush suspend makes thin push back the
 # bios waiting for a block to be provisioned (BLK_STS_DM_REQUEUE); DM
 # requeues them and sends them, by interrupt, after resume.  Every I/O
-# must complete, with its data.
+# must complete, with its data.  Over a device with one tag, interrupt-
+# driven REQ_NOWAIT bios also fail with BLK_STS_AGAIN below: those DM's
+# worker resends must not (io_uring does not retry them from there).
 . "$(dirname "$0")/lib.sh"
 
 dmp_require_root
 dmp_require_cmds dmsetup dd
+dmp_require_nullb
 dmp_get_nvme_devs 2
 a=${DMP_NVME[0]} b=${DMP_NVME[1]}
 
 ktap_print_header
-ktap_set_plan 1
+ktap_set_plan 2
 dmp_thin_pool_create "$a" 500000 "$b" || ktap_exit_fail_msg "cannot create thin-pool"
 pool=$DMP_NODE
 dmsetup message "$pool" 0 "create_thin 1" || ktap_exit_fail_msg "cannot create thin 1"
@@ -26,4 +29,18 @@ thin1_noflush()
 		dmsetup resume "${thin1#/dev/mapper/}"
 }
 dmp_under_load "thin: noflush suspend while blocks are provisioned" "$thin1" thin1_noflush
+
+dmp_nullb_create onetag size=128 memory_backed=1 queue_mode=2 poll_queues=1 \
+	submit_queues=1 hw_queue_depth=1 || ktap_exit_fail_msg "cannot create null_blk with one tag"
+onetag=$DMP_NODE
+dmp_dm_create tmeta2 "0 8192 linear $a 520000" || ktap_exit_fail_msg "cannot create metadata"
+dd if=/dev/zero of="$DMP_NODE" bs=1M count=4 oflag=direct status=none
+dmp_dm_create pool2 "0 262144 thin-pool $DMP_NODE $onetag 128 0 1 skip_block_zeroing" ||
+	ktap_exit_fail_msg "cannot create the second thin-pool"
+dmsetup message "${DMP_NODE#/dev/mapper/}" 0 "create_thin 1" ||
+	ktap_exit_fail_msg "cannot create thin 1 in the second pool"
+dmp_dm_create thin2 "0 131072 thin $DMP_NODE 1" || ktap_exit_fail_msg "cannot create thin 2"
+thin1=$DMP_NODE
+DMP_LOAD_ARGS=-I dmp_under_load "thin over one tag, interrupt driven: noflush suspend" \
+	"$thin1" thin1_noflush
 ktap_finished
