@@ -11,6 +11,7 @@ packages=(
 	python3 python3-ply python3-git	# checkpatch's spdxcheck
 	qemu-system-x86			# the test VM
 	busybox-static bash coreutils util-linux fio mdadm dmsetup	# guest userspace
+	bcache-tools			# make-bcache in the guest
 	liburing-dev rsync		# iopoll_verify; kselftest install
 	shellcheck
 	gnuplot-nox			# make bench: the plot

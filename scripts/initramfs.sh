@@ -1,14 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Build the guest's initramfs (uncompressed cpio): busybox, bash, fio,
-# dmsetup, mdadm, perf, the installed dm-poll kselftests and the guest jobs,
-# each binary with the shared libraries it links.  The same image boots
+# dmsetup, mdadm, make-bcache, perf, the installed dm-poll kselftests and
+# the guest jobs, each binary with the shared libraries it links.  The same image boots
 # the base and the patched kernel: it holds no kernel-specific file.
 # Prints the path of the cpio archive.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-need_cmds busybox fio dmsetup mdadm cpio ldd
+need_cmds busybox fio dmsetup mdadm make-bcache cpio ldd
 [ -f /usr/include/liburing.h ] || die "liburing-dev missing (run: make deps)"
 patched=$(sp_src patched)
 [ -d "$patched/tools/testing/selftests/dm-poll" ] ||
@@ -43,7 +43,8 @@ copy_with_libs() {
 }
 
 copy_with_libs /bin/bash "$(command -v fio)" "$(command -v dmsetup)" \
-	"$(command -v mdadm)" "$(command -v timeout)" "$ksft/dm-poll/iopoll_verify"
+	"$(command -v mdadm)" "$(command -v timeout)" "$(command -v make-bcache)" \
+	"$ksft/dm-poll/iopoll_verify"
 # perf for make profile (guest job "profile"), where the host has it.
 ! command -v perf >/dev/null || copy_with_libs "$(command -v perf)"
 cp /bin/busybox "$root/usr/bin/busybox"
