@@ -8,8 +8,7 @@
 # metadata, which cache commits every second, on a memory-backed null_blk.
 # The data is written to the origin from below and read back through the
 # cache after blocks were promoted, so hits check what the promotion
-# copied.  A writethrough write to a clean block also goes to the origin,
-# in a copy by interrupt: the positive control of the origin's counter.
+# copied; which device served a pass is read from its I/O statistics.
 . "$(dirname "$0")/lib.sh"
 
 dmp_require_root
@@ -17,6 +16,8 @@ dmp_require_cmds dmsetup dd
 dmp_require_nullb
 dmp_get_nvme_devs 2
 a=${DMP_NVME[0]} b=${DMP_NVME[1]}
+irq_a=$(dmp_irq_regex "$a") irq_b=$(dmp_irq_regex "$b")
+[ "$irq_a" != "$irq_b" ] || ktap_exit_fail_msg "$a and $b share their interrupts"
 
 # metadata NAME: a zeroed memory-backed null_blk for cache metadata.
 metadata()
@@ -30,6 +31,12 @@ metadata()
 cache_stat()
 {
 	dmsetup status "$1" | awk -v f="$2" '{ split($f, v, "/"); print v[1] }'
+}
+
+# sectors DEV read|written: sectors DEV (a dm device) has read or written.
+sectors()
+{
+	awk -v w="$2" '{ print w == "read" ? $3 : $7 }' "$(dmp_sysfs "$1")/stat"
 }
 
 # promote NAME DEV TABLE: read the first 4 MiB of DEV by interrupt until
@@ -47,12 +54,29 @@ promote()
 		[ "$(cache_stat "$1" 13)" -ge 32 ] && break
 	done
 	echo "# $1: $(cache_stat "$1" 13) promotions after $((i + 1)) passes"
+	[ "$(cache_stat "$1" 13)" -ge 32 ] || return 1
 	dmsetup reload "$1" --table "$3" && dmsetup suspend "$1" &&
 		dmsetup resume "$1"
 }
 
+# check_served DESC FROM NOTFROM FIELD BEFORE...: after a pass, FROM must
+# have read more, NOTFROM not, and the cache's status FIELD have grown.
+check_served()
+{
+	local desc=$1 from=$2 notfrom=$3 field=$4 f0=$5 n0=$6 s0=$7 f n s
+
+	f=$(($(sectors "$from" read) - f0))
+	n=$(($(sectors "$notfrom" read) - n0))
+	s=$(($(cache_stat "${cache#/dev/mapper/}" "$field") - s0))
+	if [ "$f" -gt 0 ] && [ "$n" -eq 0 ] && [ "$s" -gt 0 ]; then
+		ktap_test_pass "$desc: $f sectors from $from, none from $notfrom, counted $s"
+	else
+		ktap_test_fail "$desc: $f sectors from $from, $n from $notfrom, counted $s"
+	fi
+}
+
 ktap_print_header
-ktap_set_plan 8
+ktap_set_plan 14
 metadata cmeta || ktap_exit_fail_msg "cannot create cache metadata"
 cmeta=$DMP_NODE
 dmp_dm_create cdata "0 16384 linear $a 810000" || ktap_exit_fail_msg "cannot create cache data"
@@ -68,30 +92,38 @@ promote "${cache#/dev/mapper/}" "$cache" \
 	"0 65536 cache $cmeta $cdata $corig 128 1 writeback cleaner 0" ||
 	ktap_exit_fail_msg "cannot warm the cache"
 
-DMP_IRQ_RE_OVERRIDE=$(dmp_irq_regex "$a" "$b")
-hits=$(cache_stat "${cache#/dev/mapper/}" 8)
+DMP_IRQ_RE_OVERRIDE="$irq_a|$irq_b"
+set -- "$(sectors "$cdata" read)" "$(sectors "$corig" read)" \
+	"$(cache_stat "${cache#/dev/mapper/}" 8)"
 dmp_check_polled "cache: polled reads of promoted blocks, issued inline" "$cache" \
-	-W -m read -s 2M -b 4k-64k -q 8 -S 171
-hits=$(($(cache_stat "${cache#/dev/mapper/}" 8) - hits))
-if [ "$hits" -gt 0 ]; then
-	ktap_test_pass "cache: $hits read hits counted"
+	-W -m read -s 4M -b 4k-64k -q 8 -S 171
+f0=$1 s0=$3
+set -- "$(sectors "$cdata" read)" "$(sectors "$corig" read)" \
+	"$(cache_stat "${cache#/dev/mapper/}" 9)"
+if [ $(($1 - f0)) -gt 0 ] && [ $(($(cache_stat "${cache#/dev/mapper/}" 8) - s0)) -gt 0 ]; then
+	ktap_test_pass "cache: hits read $(($1 - f0)) sectors from the cache device"
 else
-	ktap_test_fail "cache: no read hit counted: the reads went to the origin"
+	ktap_test_fail "cache: no hit read from the cache device"
 fi
-misses=$(cache_stat "${cache#/dev/mapper/}" 9)
 dmp_check_polled "cache: polled reads of blocks not cached, issued inline" "$cache" \
 	-W -m read -o 8M -s 8M -b 4k-64k -q 8 -S 171
-misses=$(($(cache_stat "${cache#/dev/mapper/}" 9) - misses))
-if [ "$misses" -gt 0 ]; then
-	ktap_test_pass "cache: $misses read misses counted"
-else
-	ktap_test_fail "cache: no read miss counted"
-fi
-# Writes to blocks not cached go to the origin, polled; dirtying cached
-# blocks commits metadata on the first namespace, so count the second.
-DMP_IRQ_RE_OVERRIDE=$(dmp_irq_regex "$b")
+check_served "cache: misses" "$corig" "$cdata" 9 "$2" "$1" "$3"
+
+misses=$(cache_stat "${cache#/dev/mapper/}" 11)
 dmp_check_polled "cache: polled writes to blocks not cached" "$cache" \
-	-W -o 8M -s 8M -b 4k-64k -q 8 -S 172
+	-W -m write -o 8M -s 8M -b 4k-64k -q 8 -S 172
+misses=$(($(cache_stat "${cache#/dev/mapper/}" 11) - misses))
+if [ "$misses" -gt 0 ]; then
+	ktap_test_pass "cache: $misses write misses counted"
+else
+	ktap_test_fail "cache: no write miss counted"
+fi
+dmp_check_table polled "cache: the writes, read from the origin" \
+	"0 65536 linear $corig 0" -m read -o 8M -s 8M -b 4k-64k -q 8 -S 172
+# O_DSYNC writes are REQ_FUA: cache sends them after a metadata commit,
+# from its worker, without the submitter waiting.
+dmp_check_verified "cache: polled O_DSYNC writes, issued inline" "$cache" \
+	-D -W -o 8M -s 4M -b 4k-64k -q 8 -S 175
 dmp_check_irq "cache: interrupt driven" "$cache" -o 8M -s 4M -b 4k-64k -q 8 -S 173
 
 metadata wtmeta || ktap_exit_fail_msg "cannot create cache metadata"
@@ -105,11 +137,37 @@ wtorig=$DMP_NODE
 dmp_dm_create wtcache "0 65536 cache $wtmeta $wtdata $wtorig 128 1 writethrough smq 0" ||
 	ktap_exit_fail_msg "cannot create a writethrough cache"
 wtcache=$DMP_NODE
+cache=$wtcache
 promote "${wtcache#/dev/mapper/}" "$wtcache" \
 	"0 65536 cache $wtmeta $wtdata $wtorig 128 1 writethrough cleaner 0" ||
 	ktap_exit_fail_msg "cannot warm the cache"
-dmp_check_polled_by_irq "cache: writethrough writes to clean cached blocks copy to the origin" \
-	"$wtcache" -W -m write -s 2M -b 4k-64k -q 8 -S 174
+# A writethrough write to a clean cached block also goes to the origin, in
+# a copy by interrupt; the write to the cache device is polled.
+before_a=$(dmp_irqs "$irq_a") before_b=$(dmp_irqs "$irq_b")
+if ! "$DMP_VERIFY" -W -m write -s 4M -b 4k-64k -q 8 -S 174 "$wtcache"; then
+	ktap_test_fail "cache: writethrough polled writes failed"
+else
+	ia=$(($(dmp_irqs "$irq_a") - before_a)) ib=$(($(dmp_irqs "$irq_b") - before_b))
+	if [ "$ia" -eq 0 ] && [ "$ib" -gt 0 ]; then
+		ktap_test_pass "cache: writethrough writes polled, $ib interrupts from the copies"
+	else
+		ktap_test_fail "cache: writethrough writes: $ia cache, $ib origin interrupts"
+	fi
+fi
+DMP_IRQ_RE_OVERRIDE="$irq_a|$irq_b"
+dmp_check_polled "cache: the writethrough writes, read back through the cache" \
+	"$wtcache" -W -m read -s 4M -b 4k-64k -q 8 -S 174
 dmp_check_table polled "cache: the writethrough writes, read from the origin" \
-	"0 4096 linear $wtorig 0" -m read -s 2M -b 4k-64k -q 8 -S 174
+	"0 8192 linear $wtorig 0" -m read -s 4M -b 4k-64k -q 8 -S 174
+# Passthrough: writes to cached blocks invalidate them, which the worker
+# does for a REQ_NOWAIT bio; the data goes to the origin.
+if ! dmsetup reload "${wtcache#/dev/mapper/}" --table \
+	"0 65536 cache $wtmeta $wtdata $wtorig 128 1 passthrough cleaner 0" ||
+	! dmp_dm_suspend_resume "${wtcache#/dev/mapper/}"; then
+	ktap_exit_fail_msg "cannot switch the cache to passthrough"
+fi
+dmp_check_verified "cache: passthrough polled writes to cached blocks, issued inline" \
+	"$wtcache" -W -m write -s 4M -b 4k-64k -q 8 -S 176
+dmp_check_table polled "cache: the passthrough writes, read from the origin" \
+	"0 8192 linear $wtorig 0" -m read -s 4M -b 4k-64k -q 8 -S 176
 ktap_finished

@@ -26,7 +26,8 @@ ktap_print_header
 ktap_set_plan 5
 zeroed emeta 700000 8192 || ktap_exit_fail_msg "cannot create era metadata"
 dmp_dm_create era "0 65536 era $DMP_NODE $b 128" || ktap_exit_fail_msg "cannot create era"
-dmp_check_polled "era: writes, then reads" "$DMP_NODE" -s 8M -b 512-128k -q 4 -S 151
+dmp_check_polled "era: writes, then reads, issued inline" "$DMP_NODE" \
+	-W -s 8M -b 512-128k -q 4 -S 151
 dmp_check_irq "era: interrupt driven" "$DMP_NODE" -s 8M -b 4k-64k -q 4 -S 154
 dmp_check_io_poll "era" "$DMP_NODE" 1
 dmp_cleanup

@@ -6,6 +6,8 @@
 # worker sends the clone later), dust, flakey while up, zero and error.
 # No interrupt from below, no I/O slower than DMP_MAX_LAT_MS; the same I/O
 # by interrupt does raise them (the counter watches the right lines).
+# Switch, unstriped, delay and dust take REQ_NOWAIT bios: io_uring issues
+# their I/O inline (-W: no io-wq worker).
 . "$(dirname "$0")/lib.sh"
 
 EIO=5
@@ -18,15 +20,15 @@ a=${DMP_NVME[0]} b=${DMP_NVME[1]}
 ktap_print_header
 ktap_set_plan 11
 dmp_check_table polled "switch over 2 NVMe" "0 65536 switch 2 128 0 $a 2048 $b 2048" \
-	-b 512-256k -q 4 -S 91
+	-W -b 512-256k -q 4 -S 91
 switch=$DMP_NODE
 dmp_check_table polled "unstriped" "0 65536 unstriped 2 16 1 $a 2048" \
-	-b 512-64k -q 4 -S 92
+	-W -b 512-64k -q 4 -S 92
 dmp_check_table polled "delay 0 ms" "0 65536 delay $a 2048 0" \
-	-b 512-256k -q 4 -S 93
+	-W -b 512-256k -q 4 -S 93
 dmp_check_table polled "delay 20 ms (sent by a worker)" "0 65536 delay $a 2048 20" \
-	-s 2M -b 4k-64k -q 4 -S 94
-dmp_check_table polled "dust" "0 65536 dust $a 2048 512" -b 512-256k -q 4 -S 95
+	-W -s 2M -b 4k-64k -q 4 -S 94
+dmp_check_table polled "dust" "0 65536 dust $a 2048 512" -W -b 512-256k -q 4 -S 95
 dmp_check_table polled "flakey, up" "0 65536 flakey $a 2048 3600 0" \
 	-b 512-256k -q 4 -S 96
 dmp_check_table verified "zero" "0 65536 zero" -m zeros -b 512-1M -q 4
