@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Guest job "demo": fio 4k random reads, polled (--hipri=1) and interrupt
-# driven (--hipri=0), on raw NVMe and through /dev/mapper and /dev/md
-# stacks.  Prints one "ROW|..." line per run for the host's table:
+# driven (--hipri=0), on raw NVMe and through /dev/mapper (linear,
+# striped, crypt, thin, cache) and /dev/md stacks.  Prints one "ROW|..." line per run for the host's table:
 #   ROW|device|stack|hipri|IOPS|interrupts|io_poll|result
 # Argument: fio runtime in seconds (default 3).
 set -u
@@ -58,6 +58,54 @@ done
 dmp_dm_create linear "0 1048576 linear ${nvme[0]} 0" || exit 1
 for hipri in 1 0; do
 	fio_row "dm-linear (NVMe)" "$DMP_NODE" "$hipri"
+done
+dmp_cleanup
+
+# metadata NAME: a zeroed memory-backed null_blk for a target's metadata,
+# whose commits then raise no NVMe interrupt.
+metadata()
+{
+	dmp_nullb_create "$1" size=64 memory_backed=1 queue_mode=2 || return 1
+	dd if=/dev/zero of="$DMP_NODE" bs=1M count=1 oflag=direct status=none
+}
+
+# LUKS-like: dm-crypt, aes-xts-plain64, over the first namespace.
+dmp_dm_create crypt "0 1048576 crypt aes-xts-plain64 $(printf '%064d' 0) 0 ${nvme[0]} 0" ||
+	exit 1
+for hipri in 1 0; do
+	fio_row "dm-crypt (aes-xts, NVMe)" "$DMP_NODE" "$hipri"
+done
+dmp_cleanup
+
+# A thin volume whose blocks are all provisioned, metadata on null_blk.
+metadata tmeta || exit 1
+dmp_dm_create pool "0 1048576 thin-pool $DMP_NODE ${nvme[0]} 128 0 1 skip_block_zeroing" ||
+	exit 1
+dmsetup message "${DMP_NODE#/dev/mapper/}" 0 "create_thin 0" || exit 1
+dmp_dm_create thin "0 524288 thin $DMP_NODE 0" || exit 1
+dd if=/dev/zero of="$DMP_NODE" bs=1M count=256 oflag=direct status=none
+for hipri in 1 0; do
+	fio_row "dm-thin (provisioned, NVMe)" "$DMP_NODE" "$hipri"
+done
+dmp_cleanup
+
+# lvmcache-like: dm-cache, metadata on null_blk.  Whole-block writes in
+# writeback mode promote at once; then the cleaner policy, which moves no
+# block into the cache, writes the dirty ones back, and the rows read what
+# the cache holds (misses, polled too, go to the origin).
+metadata cmeta || exit 1
+table="0 524288 cache $DMP_NODE ${nvme[0]} ${nvme[1]} 128 1 writeback"
+dmp_dm_create cache "$table smq 0" || exit 1
+dd if=/dev/zero of="$DMP_NODE" bs=64k count=4096 oflag=direct status=none
+name=${DMP_NODE#/dev/mapper/}
+dmsetup reload "$name" --table "$table cleaner 0" && dmp_dm_suspend_resume "$name" || exit 1
+for ((i = 0; i < 60; i++)); do
+	[ "$(dmsetup status "$name" | awk '{ print $14 }')" = 0 ] && break
+	sleep 1
+done
+echo "# demo: $(dmsetup status "$name" | awk '{ print $7 }') cache blocks in use"
+for hipri in 1 0; do
+	fio_row "dm-cache (hits, 2 NVMe)" "$DMP_NODE" "$hipri"
 done
 dmp_cleanup
 
