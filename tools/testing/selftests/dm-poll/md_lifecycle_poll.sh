@@ -2,17 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # A raid1 array's life under polled load: resync, a member failed, reads
-# from the degraded array, a spare added and recovered, a stop refused
-# while the array is in use, and a member without poll queues joining,
-# after which polled I/O fails with EOPNOTSUPP.  Nothing hangs, every I/O
-# completes with its data or with the error md's rules give it.
+# from the degraded array, a spare added and recovered, and a stop refused
+# while the array is in use (a member without poll queues joining:
+# md_nopoll_join_poll.sh).  Nothing hangs, every I/O completes with its
+# data or with the error md's rules give it.
 . "$(dirname "$0")/lib.sh"
-
-EOPNOTSUPP=95
 
 dmp_require_root
 dmp_require_cmds mdadm dmsetup
-dmp_require_nullb
 dmp_get_nvme_devs 2
 a=${DMP_NVME[0]} b=${DMP_NVME[1]}
 
@@ -27,7 +24,7 @@ md_action_is()
 }
 
 ktap_print_header
-ktap_set_plan 11
+ktap_set_plan 8
 dmp_dm_create m0 "0 262144 linear $a 0" || ktap_exit_fail_msg "cannot create member"
 m0=$DMP_NODE
 dmp_dm_create m1 "0 262144 linear $b 0" || ktap_exit_fail_msg "cannot create member"
@@ -70,16 +67,4 @@ dmp_md_wait_sync "$dev" || ktap_exit_fail_msg "$dev: resync or recovery did not 
 dmp_check_io_poll "raid1 after recovery onto a polling member" "$dev" 1
 dmp_check_mirrors "raid1 after recovery under polled load" "$dev"
 dmp_rings_under_load "raid1: mdadm --stop while in use" "$dev" 2 3 dmp_md_stop_refused "$dev"
-
-# A member without poll queues: the array stops polling once it joins;
-# polled I/O in flight then drains, new polled I/O fails.
-dmp_nullb_create nopoll size=128 memory_backed=1 queue_mode=2 poll_queues=0 \
-	submit_queues=1 || ktap_exit_fail_msg "cannot create null_blk"
-mdadm --quiet --add "$dev" "$DMP_NODE" || ktap_exit_fail_msg "cannot add a spare"
-DMP_LOAD_ALLOW_ERRNO=$EOPNOTSUPP dmp_rings_under_load \
-	"raid1: member without poll queues joins" "$dev" 2 1 \
-	dmp_after_pause 0.3 mdadm --quiet --fail "$dev" "$m0"
-dmp_md_wait_sync "$dev" || ktap_exit_fail_msg "$dev: resync or recovery did not finish"
-dmp_check_io_poll "raid1 with a member without poll queues" "$dev" 0
-dmp_check_eopnotsupp "raid1 with a member without poll queues" "$dev"
 ktap_finished
