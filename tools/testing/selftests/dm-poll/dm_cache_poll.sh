@@ -75,22 +75,33 @@ check_served()
 	fi
 }
 
+# cache_build P DATA-OFFSET ORIGIN-OFFSET MODE: a cache in MODE named Pcache
+# over Pmeta (null_blk), Pdata (8 MiB of $a) and Porig (32 MiB of $b,
+# written from below), warmed by promote(); sets meta, data, orig, cache.
+cache_build()
+{
+	metadata "${1}meta" || ktap_exit_fail_msg "cannot create cache metadata"
+	meta=$DMP_NODE
+	dmp_dm_create "${1}data" "0 16384 linear $a $2" ||
+		ktap_exit_fail_msg "cannot create cache data"
+	data=$DMP_NODE
+	dmp_dm_create "${1}orig" "0 65536 linear $b $3" ||
+		ktap_exit_fail_msg "cannot create origin"
+	orig=$DMP_NODE
+	"$DMP_VERIFY" -I -m write -s 16M -b 64k -q 8 -S 171 "$orig" >/dev/null ||
+		ktap_exit_fail_msg "cannot write the origin"
+	dmp_dm_create "${1}cache" "0 65536 cache $meta $data $orig 128 1 $4 smq 0" ||
+		ktap_exit_fail_msg "cannot create a $4 cache"
+	cache=$DMP_NODE
+	promote "${cache#/dev/mapper/}" "$cache" \
+		"0 65536 cache $meta $data $orig 128 1 $4 cleaner 0" ||
+		ktap_exit_fail_msg "cannot warm the cache"
+}
+
 ktap_print_header
 ktap_set_plan 14
-metadata cmeta || ktap_exit_fail_msg "cannot create cache metadata"
-cmeta=$DMP_NODE
-dmp_dm_create cdata "0 16384 linear $a 810000" || ktap_exit_fail_msg "cannot create cache data"
-cdata=$DMP_NODE
-dmp_dm_create corig "0 65536 linear $b 800000" || ktap_exit_fail_msg "cannot create origin"
-corig=$DMP_NODE
-"$DMP_VERIFY" -I -m write -s 16M -b 64k -q 8 -S 171 "$corig" >/dev/null ||
-	ktap_exit_fail_msg "cannot write the origin"
-dmp_dm_create cache "0 65536 cache $cmeta $cdata $corig 128 1 writeback smq 0" ||
-	ktap_exit_fail_msg "cannot create cache"
-cache=$DMP_NODE
-promote "${cache#/dev/mapper/}" "$cache" \
-	"0 65536 cache $cmeta $cdata $corig 128 1 writeback cleaner 0" ||
-	ktap_exit_fail_msg "cannot warm the cache"
+cache_build c 810000 800000 writeback
+cdata=$data corig=$orig
 
 DMP_IRQ_RE_OVERRIDE="$irq_a|$irq_b"
 set -- "$(sectors "$cdata" read)" "$(sectors "$corig" read)" \
@@ -126,21 +137,8 @@ dmp_check_verified "cache: polled O_DSYNC writes, issued inline" "$cache" \
 	-D -W -o 8M -s 4M -b 4k-64k -q 8 -S 175
 dmp_check_irq "cache: interrupt driven" "$cache" -o 8M -s 4M -b 4k-64k -q 8 -S 173
 
-metadata wtmeta || ktap_exit_fail_msg "cannot create cache metadata"
-wtmeta=$DMP_NODE
-dmp_dm_create wtdata "0 16384 linear $a 840000" || ktap_exit_fail_msg "cannot create cache data"
-wtdata=$DMP_NODE
-dmp_dm_create wtorig "0 65536 linear $b 900000" || ktap_exit_fail_msg "cannot create origin"
-wtorig=$DMP_NODE
-"$DMP_VERIFY" -I -m write -s 16M -b 64k -q 8 -S 171 "$wtorig" >/dev/null ||
-	ktap_exit_fail_msg "cannot write the origin"
-dmp_dm_create wtcache "0 65536 cache $wtmeta $wtdata $wtorig 128 1 writethrough smq 0" ||
-	ktap_exit_fail_msg "cannot create a writethrough cache"
-wtcache=$DMP_NODE
-cache=$wtcache
-promote "${wtcache#/dev/mapper/}" "$wtcache" \
-	"0 65536 cache $wtmeta $wtdata $wtorig 128 1 writethrough cleaner 0" ||
-	ktap_exit_fail_msg "cannot warm the cache"
+cache_build wt 840000 900000 writethrough
+wtmeta=$meta wtdata=$data wtorig=$orig wtcache=$cache
 # A writethrough write to a clean cached block also goes to the origin, in
 # a copy by interrupt; the write to the cache device is polled.
 before_a=$(dmp_irqs "$irq_a") before_b=$(dmp_irqs "$irq_b")
