@@ -85,11 +85,9 @@ static void md_poll_lower_endio(struct bio *lower)
 	struct md_poll_node *node = lower->bi_private;
 
 	if (md_poll_should_resend(node, lower)) {
-		struct mddev *mddev = node->upper->bi_bdev->bd_disk->private_data;
-
 		node->resent = true;
-		llist_add(&node->resend, &mddev->poll_resends);
-		queue_work(md_poll_wq, &mddev->poll_resend_work);
+		llist_add(&node->resend, &node->mddev->poll_resends);
+		queue_work(md_poll_wq, &node->mddev->poll_resend_work);
 		return;
 	}
 	/*
@@ -110,6 +108,7 @@ static void md_poll_lower_endio(struct bio *lower)
 
 /**
  * md_submit_lower - send a lower bio, linked for polling if it is polled
+ * @mddev: the array serving @bio
  * @node: the node embedded in the object that owns @lower
  * @bio: the bio md received and is serving, not a split of it
  * @lower: the bio to send below on behalf of @bio
@@ -118,8 +117,8 @@ static void md_poll_lower_endio(struct bio *lower)
  * A REQ_POLLED @lower is linked to @bio; it completes when it is done and
  * can be unlinked, or else when a poller of @bio finds it done.
  */
-void md_submit_lower(struct md_poll_node *node, struct bio *bio,
-		     struct bio *lower)
+void md_submit_lower(struct mddev *mddev, struct md_poll_node *node,
+		     struct bio *bio, struct bio *lower)
 {
 	/*
 	 * md stops polling while suspended, when a member that cannot poll
@@ -134,6 +133,7 @@ void md_submit_lower(struct md_poll_node *node, struct bio *bio,
 		lower->bi_opf &= ~REQ_NOWAIT;
 	}
 	if (lower->bi_opf & REQ_POLLED) {
+		node->mddev = mddev;
 		node->bio = lower;
 		node->upper = bio;
 		node->end_io = lower->bi_end_io;
@@ -166,7 +166,8 @@ void md_submit_clone(struct bio *clone)
 	struct md_io_clone *md_io_clone =
 		container_of(clone, struct md_io_clone, bio_clone);
 
-	md_submit_lower(&md_io_clone->poll_node, md_io_clone->orig_bio, clone);
+	md_submit_lower(md_io_clone->mddev, &md_io_clone->poll_node,
+			md_io_clone->orig_bio, clone);
 }
 EXPORT_SYMBOL_GPL(md_submit_clone);
 
@@ -204,6 +205,27 @@ int md_poll_bio(struct bio *bio, struct io_comp_batch *iob,
 {
 	return bio_poll_links(bio, iob, flags, md_poll_one, md_poll_bio);
 }
+
+/**
+ * md_poll_clone - poll the lower bios of a bio md serves for dm-raid
+ * @clone: DM's clone that dm-raid handed to md, still in flight
+ * @iob: completion batch
+ * @flags: BLK_POLL_* flags
+ *
+ * For dm-raid's ->poll_clone(): @clone is on DM's disk, which polls it
+ * through the target.  DM's reference on the clone's dm_io keeps @clone
+ * from being freed, so it cannot be a stale pointer to a bio reused
+ * elsewhere, which is what the owner check of bio_poll_links() is for.
+ *
+ * Return: 1 when every lower bio found has completed, else 0.
+ */
+int md_poll_clone(struct bio *clone, struct io_comp_batch *iob,
+		  unsigned int flags)
+{
+	return bio_poll_links(clone, iob, flags, md_poll_one,
+			      clone->bi_bdev->bd_disk->fops->poll_bio);
+}
+EXPORT_SYMBOL_GPL(md_poll_clone);
 
 int __init md_poll_init(void)
 {

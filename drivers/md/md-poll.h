@@ -7,8 +7,8 @@
  * mirror for raid1 and raid10.  md_submit_lower() links a lower bio sent
  * from the upper bio's submission to the upper bio with the block layer's
  * stacked poll list, <linux/blk-stack-poll.h>, and md_poll_bio() polls it.
- * Only bios md received on its own disk are linked: upper bios of arrays
- * under dm-raid never carry REQ_POLLED.
+ * Under dm-raid the upper bio is DM's clone, on DM's disk: DM polls it
+ * through the target, which calls md_poll_clone().
  *
  * Completion: a linked lower bio's ->bi_end_io takes its link off the
  * list and runs the lower bio's own completion, so that the upper bio
@@ -46,6 +46,7 @@ struct mddev;
 /**
  * struct md_poll_node - a polled lower bio and its deferred completion
  * @link: in the poll list of the upper bio
+ * @mddev: the array that sends @bio
  * @bio: the lower bio
  * @upper: the upper bio @bio is sent for
  * @end_io: @bio's own ->bi_end_io, run once @bio is unlinked
@@ -57,6 +58,7 @@ struct mddev;
  */
 struct md_poll_node {
 	struct bio_poll_link	link;
+	struct mddev		*mddev;
 	struct bio		*bio;
 	struct bio		*upper;
 	bio_end_io_t		*end_io;
@@ -67,11 +69,13 @@ struct md_poll_node {
 	bool			resent;
 };
 
-void md_submit_lower(struct md_poll_node *node, struct bio *bio,
-		     struct bio *lower);
+void md_submit_lower(struct mddev *mddev, struct md_poll_node *node,
+		     struct bio *bio, struct bio *lower);
 void md_submit_clone(struct bio *clone);
 int md_poll_bio(struct bio *bio, struct io_comp_batch *iob,
 		unsigned int flags);
+int md_poll_clone(struct bio *clone, struct io_comp_batch *iob,
+		  unsigned int flags);
 void md_poll_resend_work(struct work_struct *work);
 int md_poll_init(void);
 void md_poll_exit(void);

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Guest job "demo": fio 4k random reads, polled (--hipri=1) and interrupt
 # driven (--hipri=0), on raw NVMe and through /dev/mapper (linear,
-# striped, crypt, thin, cache) and /dev/md stacks.  Prints one "ROW|..." line per run for the host's table:
+# striped, crypt, thin, cache, raid) and /dev/md stacks.  Prints one "ROW|..." line per run for the host's table:
 #   ROW|device|stack|hipri|IOPS|interrupts|io_poll|result
 # Argument: fio runtime in seconds (default 3).
 set -u
@@ -106,6 +106,25 @@ done
 echo "# demo: $(dmsetup status "$name" | awk '{ print $7 }') cache blocks in use"
 for hipri in 1 0; do
 	fio_row "dm-cache (hits, 2 NVMe)" "$DMP_NODE" "$hipri"
+done
+dmp_cleanup
+
+# LVM raid1 and raid10 LVs: dm-raid with a metadata device per leg, on
+# null_blk, and the legs in sync.
+metadata rmeta || exit 1
+rmeta=$DMP_NODE
+dmp_dm_create m0 "0 2048 linear $rmeta 0" && m0=$DMP_NODE &&
+	dmp_dm_create m1 "0 2048 linear $rmeta 2048" && m1=$DMP_NODE || exit 1
+for params in "raid1 2 0 nosync" "raid10 4 64 raid10_copies 2 nosync"; do
+	level=${params%% *}
+	dd if=/dev/zero of="$m0" bs=1M count=1 oflag=direct status=none &&
+		dd if=/dev/zero of="$m1" bs=1M count=1 oflag=direct status=none &&
+		dmp_dm_create "$level" "0 524288 raid $params 2 $m0 ${nvme[0]} $m1 ${nvme[1]}" ||
+		exit 1
+	for hipri in 1 0; do
+		fio_row "dm-raid $level (LVM, 2 NVMe), reads" "$DMP_NODE" "$hipri"
+	done
+	dmp_dm_remove "$level" || exit 1
 done
 dmp_cleanup
 

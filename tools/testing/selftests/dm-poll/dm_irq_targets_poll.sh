@@ -21,7 +21,12 @@ slice()
 
 ktap_print_header
 ktap_set_plan 6
-dmp_check_table irq "raid (dm-raid raid1)" "0 65536 raid raid1 2 0 nosync 2 - $a - $b" \
+# raid4/5/6 build member bios of their own (raid0/1/10: dm_raid_poll.sh)
+slice r5a "$a" 500000 32768 && r5a=$DMP_NODE
+slice r5b "$b" 500000 32768 && r5b=$DMP_NODE
+slice r5c "$a" 540000 32768 && r5c=$DMP_NODE
+dmp_check_table irq "raid (dm-raid raid5)" \
+	"0 65536 raid raid5_ls 2 64 nosync 3 - $r5a - $r5b - $r5c" \
 	-s 8M -b 512-256k -q 4 -S 102
 dmp_check_table irq "mirror" "0 65536 mirror core 2 1024 nosync 2 $a 2048 $b 2048" \
 	-s 8M -b 512-256k -q 4 -S 103

@@ -202,6 +202,19 @@ dmp_dm_create()
 	DMP_NODE=/dev/mapper/$name
 }
 
+# dmp_dm_remove NAME: remove dm device NAME (as given to dmp_dm_create)
+# before the test ends.
+dmp_dm_remove()
+{
+	local name=$DMP_PREFIX-$1 i
+
+	dmsetup remove --retry "$name" || return 1
+	for i in "${!DMP_TEARDOWN[@]}"; do
+		[ "${DMP_TEARDOWN[$i]}" != "dm $name" ] || unset "DMP_TEARDOWN[$i]"
+	done
+	DMP_TEARDOWN=("${DMP_TEARDOWN[@]}")
+}
+
 # dmp_dm_suspend_resume NAME [SUSPEND-OPTIONS]: one suspend and resume of
 # dm device NAME (the full name, as dmsetup knows it).
 dmp_dm_suspend_resume()
@@ -451,7 +464,8 @@ dmp_irq_regex()
 	for d in "$@"; do
 		re="$re|$(dmp_irq_regex_sysfs "$(readlink -f "$(dmp_sysfs "$d")")")"
 	done
-	echo "${re#|}"
+	# Each name once; none empty, which devices without interrupts leave
+	tr '|' '\n' <<<"$re" | sed '/^$/d' | sort -u | paste -sd'|'
 }
 
 dmp_irq_regex_sysfs()
