@@ -29,8 +29,8 @@ dmp_check_table polled "delay 0 ms" "0 65536 delay $a 2048 0" \
 dmp_check_table polled "delay 20 ms (sent by a worker)" "0 65536 delay $a 2048 20" \
 	-W -s 2M -b 4k-64k -q 4 -S 94
 dmp_check_table polled "dust" "0 65536 dust $a 2048 512" -W -b 512-256k -q 4 -S 95
-dmp_check_table polled "flakey, up" "0 65536 flakey $a 2048 3600 0" \
-	-b 512-256k -q 4 -S 96
+dmp_check_table polled "flakey, up, from the submitter" "0 65536 flakey $a 2048 3600 0" \
+	-b 512-256k -q 4 -S 96 -W
 dmp_check_table verified "zero" "0 65536 zero" -m zeros -b 512-1M -q 4
 dmp_check_table polled "linear and zero in one table: the linear half" \
 	"0 16384 linear $a 2048
