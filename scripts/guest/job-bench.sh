@@ -13,8 +13,8 @@
 # Those devices complete each request at once (irqmode=0): the rows
 # measure CPU cost alone.  The latency model follows: every 2-wide stack,
 # dm-crypt (reads decrypted in the poller, writes encrypted in the
-# submitter: also 4k-randwrite-qd16-lat*us) and dm-thin (provisioned
-# blocks, reads and writes), over
+# submitter: also 4k-randwrite-qd16-lat*us), dm-thin (provisioned
+# blocks, reads and writes), dm-raid raid1 reads and dm-cache hits, over
 # null_blk devices with irqmode=2 and completion_nsec 0 or 10000
 # (workloads 4k-randread-qd{1,16}-lat{0,10}us), where an interrupt queue
 # completes from a timer once the latency has passed and a poll queue
@@ -260,6 +260,44 @@ thin_stack()
 	stack_down
 }
 
+# raid_stack LATENCY_US: dm-raid raid1 (LVM's raid1 LV; no metadata, in
+# sync) over both latency-model devices; reads at QD1 and QD16.
+raid_stack()
+{
+	dmp_dm_create "lat$1-raid1" \
+		"0 2097152 raid raid1 2 0 nosync 2 - ${nulls[0]} - ${nulls[1]}" || return 1
+	run_stack dm-raid1 "$DMP_NODE" "4k-randread-qd1-lat$1us" "4k-randread-qd16-lat$1us"
+	stack_down
+}
+
+# cache_stack LATENCY_US: a 64 MiB dm-cache (lvmcache) with every block in
+# the cache, the second latency-model device, over the first; metadata on
+# a memory-backed null_blk.  Reads, all hits, at QD1 and QD16.
+cache_stack()
+{
+	local table name i
+
+	dmp_nullb_create "lat$1-cmeta" size=64 queue_mode=2 submit_queues=1 \
+		irqmode=0 memory_backed=1 blocksize=512 ||
+		{ echo "# bench: cannot create null_blk lat$1-cmeta"; return 1; }
+	dd if=/dev/zero of="$DMP_NODE" bs=1M count=1 oflag=direct status=none
+	table="0 131072 cache $DMP_NODE ${nulls[1]} ${nulls[0]} 128 1 writeback"
+	dmp_dm_create "lat$1-cache" "$table smq 0" || return 1
+	# Whole-block writes promote at once; the cleaner policy then writes
+	# the dirty blocks back and promotes nothing more.
+	dd if=/dev/zero of="$DMP_NODE" bs=64k count=1024 oflag=direct status=none
+	name=${DMP_NODE#/dev/mapper/}
+	dmsetup reload "$name" --table "$table cleaner 0" &&
+		dmp_dm_suspend_resume "$name" || return 1
+	for ((i = 0; i < 60; i++)); do
+		[ "$(dmsetup status "$name" | awk '{ print $14 }')" = 0 ] && break
+		sleep 1
+	done
+	run_stack dm-cache "$DMP_NODE" "4k-randread-qd1-lat$1us" "4k-randread-qd16-lat$1us"
+	stack_down
+	stack_down
+}
+
 # latency_stacks LATENCY_US: raw, dm and md, each 2 wide, over two
 # latency-model null_blk devices; 4k random reads at QD1 and QD16.
 latency_stacks()
@@ -292,6 +330,8 @@ latency_stacks()
 	run_stack dm-crypt "$DMP_NODE" "${w[@]}" "4k-randwrite-qd16-lat$1us"
 	stack_down
 	thin_stack "$1" || return 1
+	raid_stack "$1" || return 1
+	cache_stack "$1" || return 1
 	if [ "$mode" != smoke ]; then
 		md_build md-linear linear 2 || return 1
 		run_stack md-linear-2 "$DMP_NODE" "${w[@]}"
