@@ -109,8 +109,9 @@ for hipri in 1 0; do
 done
 dmp_cleanup
 
-# LVM raid1 and raid10 LVs: dm-raid with a metadata device per leg, on
-# null_blk, and the legs in sync.
+# LVM's raid1 and raid10 LVs (raid10 near 2 over 2 legs here: the layout
+# of raid1): dm-raid with a metadata device per leg, on null_blk, and the
+# legs in sync.
 metadata rmeta || exit 1
 rmeta=$DMP_NODE
 dmp_dm_create m0 "0 2048 linear $rmeta 0" && m0=$DMP_NODE &&
@@ -122,7 +123,7 @@ for params in "raid1 2 0 nosync" "raid10 4 64 raid10_copies 2 nosync"; do
 		dmp_dm_create "$level" "0 524288 raid $params 2 $m0 ${nvme[0]} $m1 ${nvme[1]}" ||
 		exit 1
 	for hipri in 1 0; do
-		fio_row "dm-raid $level (LVM, 2 NVMe), reads" "$DMP_NODE" "$hipri"
+		fio_row "dm-raid $level (2 NVMe), reads" "$DMP_NODE" "$hipri"
 	done
 	dmp_dm_remove "$level" || exit 1
 done

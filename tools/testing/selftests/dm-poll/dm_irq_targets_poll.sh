@@ -20,7 +20,7 @@ slice()
 }
 
 ktap_print_header
-ktap_set_plan 6
+ktap_set_plan 7
 # raid4/5/6 build member bios of their own (raid0/1/10: dm_raid_poll.sh)
 slice r5a "$a" 500000 32768 && r5a=$DMP_NODE
 slice r5b "$b" 500000 32768 && r5b=$DMP_NODE
@@ -44,4 +44,8 @@ dmp_check_table irq "log-writes" "0 65536 log-writes $lwdata $lwlog" \
 dmp_check_table irq "flakey, corrupting writes" \
 	"0 65536 flakey $a 2048 0 3600 5 corrupt_bio_byte 32 w 1 0" \
 	-m write -s 4M -b 4k-64k -q 4 -S 108
+# ... and, written with REQ_NOWAIT, fails them first, to be retried from
+# io-wq: the copy may wait for memory.
+dmp_check_iowq "flakey, corrupting writes by interrupt" "$DMP_NODE" \
+	-I -m write -s 4M -b 4k-64k -q 4 -S 109
 ktap_finished

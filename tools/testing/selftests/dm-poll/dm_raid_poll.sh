@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # dm-raid (LVM's raid1 and raid10 LVs) polls reads end to end through md's
-# read path, and completes writes by interrupt, as md arrays do: healthy,
-# during a resync, with a leg failed under polled load, and across a
-# suspend.  What was written is read back from each leg directly.
+# read path, and completes writes by interrupt, as md arrays do (raid0
+# polls both): healthy, during a resync, with a leg failed under polled
+# load, and across suspends.  What was written is read back from each leg
+# directly.
 . "$(dirname "$0")/lib.sh"
 
 dmp_require_root
@@ -48,12 +49,16 @@ raid_status()
 }
 
 # check_legs_equal DESC BYTES LEG...: the first BYTES of every leg, read
-# from the legs themselves, are the same.
+# from the legs themselves, are the same, and not the zeros leg() wrote.
 check_legs_equal()
 {
 	local desc=$1 bytes=$2 first=$3 l
 	shift 3
 
+	if cmp -s -n "$bytes" "$first" /dev/zero; then
+		ktap_test_fail "$desc: nothing was written to $first"
+		return
+	fi
 	for l in "$@"; do
 		if ! cmp -s -n "$bytes" "$first" "$l"; then
 			ktap_test_fail "$desc: $first and $l differ"
@@ -92,7 +97,7 @@ wait_in_sync()
 }
 
 ktap_print_header
-ktap_set_plan 18
+ktap_set_plan 20
 
 if ! { leg l0 "$a" 0 && l0=$LEG && leg l1 "$b" 0 && l1=$LEG &&
 	leg l2 "$a" 131072 && l2=$LEG && leg l3 "$b" 131072 && l3=$LEG &&
@@ -115,7 +120,18 @@ dmp_check_irq "dm-raid raid1: 4k qd8" "$dev" -m read -s 16M -b 4k -q 8 -S 61
 check_legs_equal "dm-raid raid1, the 16 MiB written" $((16 << 20)) "$l0" "$l1"
 dmp_rings_under_load "dm-raid raid1: suspend and resume" "$dev" 2 5 \
 	dmp_after_pause 0.2 dmp_dm_suspend_resume "$DMP_PREFIX-r1"
+# LVM suspends without flushing: DM holds the bios meanwhile.
+dmp_rings_under_load "dm-raid raid1: suspend --noflush and resume" "$dev" 2 5 \
+	dmp_after_pause 0.2 dmp_dm_suspend_resume "$DMP_PREFIX-r1" --noflush
 dmp_dm_remove r1
+
+# raid0 (LVM striped raid0): reads and writes polled, each piece DM cuts
+# at a chunk polled too
+dmp_dm_create r0 "0 262144 raid raid0 1 64 2 - $l0 - $l1" ||
+	ktap_exit_fail_msg "cannot create a dm-raid raid0"
+dmp_check_polled "dm-raid raid0: writes and reads 512B-1M" "$DMP_NODE" \
+	-s 16M -b 512-1M -q 4 -S 65 -W
+dmp_dm_remove r0
 
 # raid10, near copies 2 over four legs, with metadata as LVM builds it
 # (dm-raid needs it for raid10): each read from one copy
