@@ -136,7 +136,8 @@ dmp_dm_remove r0
 # raid10, near copies 2 over four legs, with metadata as LVM builds it
 # (dm-raid needs it for raid10): each read from one copy
 wipe_meta || ktap_exit_fail_msg "cannot wipe the metadata devices"
-dmp_dm_create r10 "0 262144 raid raid10 4 64 raid10_copies 2 nosync 4 $m0 $l0 $m1 $l1 $m2 $l2 $m3 $l3" ||
+dmp_dm_create r10 "0 262144 raid raid10 4 64 raid10_copies 2 nosync \
+	4 $m0 $l0 $m1 $l1 $m2 $l2 $m3 $l3" ||
 	ktap_exit_fail_msg "cannot create a dm-raid raid10"
 dev=$DMP_NODE
 dmp_check_polled_by_irq "dm-raid raid10: writes 512B-1M" "$dev" \
