@@ -14,8 +14,9 @@
 # measure CPU cost alone.  The latency model follows: every 2-wide stack,
 # dm-crypt (reads decrypted in the poller, writes encrypted in the
 # submitter: also 4k-randwrite-qd16-lat*us), dm-thin (provisioned
-# blocks, reads and writes), dm-raid raid1 reads and dm-cache hits, over
-# null_blk devices with irqmode=2 and completion_nsec 0 or 10000
+# blocks, reads and writes), dm-raid raid1 reads, dm-cache hits and
+# snapshot-origin (reads, and writes to copied chunks), over null_blk
+# devices with irqmode=2 and completion_nsec 0 or 10000
 # (workloads 4k-randread-qd{1,16}-lat{0,10}us), where an interrupt queue
 # completes from a timer once the latency has passed and a poll queue
 # completes at the first poll after it, so that the poller spins for it.
@@ -298,6 +299,21 @@ cache_stack()
 	stack_down
 }
 
+# snapshot_stack LATENCY_US: a 64 MiB snapshot-origin (an LVM origin with
+# a snapshot) over the first latency-model device, the snapshot's COW on
+# the second, every chunk copied; reads at QD1 and QD16, writes at QD16.
+snapshot_stack()
+{
+	dmp_dm_create "lat$1-snap" "0 131072 snapshot ${nulls[0]} ${nulls[1]} N 16" ||
+		return 1
+	dmp_dm_create "lat$1-origin" "0 131072 snapshot-origin ${nulls[0]}" || return 1
+	dd if=/dev/zero of="$DMP_NODE" bs=1M count=64 oflag=direct status=none
+	run_stack dm-snapshot-origin "$DMP_NODE" "4k-randread-qd1-lat$1us" \
+		"4k-randread-qd16-lat$1us" "4k-randwrite-qd16-lat$1us"
+	stack_down
+	stack_down
+}
+
 # latency_stacks LATENCY_US: raw, dm and md, each 2 wide, over two
 # latency-model null_blk devices; 4k random reads at QD1 and QD16.
 latency_stacks()
@@ -332,6 +348,7 @@ latency_stacks()
 	thin_stack "$1" || return 1
 	raid_stack "$1" || return 1
 	cache_stack "$1" || return 1
+	snapshot_stack "$1" || return 1
 	if [ "$mode" != smoke ]; then
 		md_build md-linear linear 2 || return 1
 		run_stack md-linear-2 "$DMP_NODE" "${w[@]}"
