@@ -17,6 +17,11 @@ a=${DMP_NVME[0]} b=${DMP_NVME[1]}
 
 ktap_print_header
 ktap_set_plan 4
+# Created first so that teardown stops the array before the spare goes:
+# md writes its superblock to every member as it stops.
+dmp_nullb_create nopoll size=128 memory_backed=1 queue_mode=2 poll_queues=0 \
+	submit_queues=1 || ktap_exit_fail_msg "cannot create null_blk"
+nopoll=$DMP_NODE
 dmp_dm_create m0 "0 262144 linear $a 0" || ktap_exit_fail_msg "cannot create member"
 m0=$DMP_NODE
 dmp_dm_create m1 "0 262144 linear $b 0" || ktap_exit_fail_msg "cannot create member"
@@ -24,9 +29,6 @@ dmp_md_create 1 --size=65536 -- "$m0" "$DMP_NODE" || ktap_exit_fail_msg "cannot 
 dev=$DMP_NODE
 dmp_md_wait_sync "$dev" || ktap_exit_fail_msg "$dev: resync did not finish"
 
-dmp_nullb_create nopoll size=128 memory_backed=1 queue_mode=2 poll_queues=0 \
-	submit_queues=1 || ktap_exit_fail_msg "cannot create null_blk"
-nopoll=$DMP_NODE
 mdadm --quiet --add "$dev" "$nopoll" || ktap_exit_fail_msg "cannot add a spare"
 DMP_LOAD_ALLOW_ERRNO=$EOPNOTSUPP dmp_rings_under_load \
 	"raid1: member without poll queues joins" "$dev" 2 1 \
@@ -37,6 +39,8 @@ if [ "$state" = in_sync ]; then
 	ktap_test_pass "raid1: the member without poll queues is in sync"
 else
 	ktap_test_fail "raid1: the member without poll queues is '${state:-gone}'"
+	mdadm --detail "$dev" | sed 's/^/# /'
+	dmesg | tail -n 20 | sed 's/^/# /'
 fi
 dmp_check_io_poll "raid1 with a member without poll queues" "$dev" 0
 dmp_check_eopnotsupp "raid1 with a member without poll queues" "$dev"
