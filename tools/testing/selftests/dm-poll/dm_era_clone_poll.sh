@@ -18,16 +18,9 @@ dmp_get_nvme_devs 2
 a=${DMP_NVME[0]} b=${DMP_NVME[1]}
 DMP_IRQ_RE_OVERRIDE=$(dmp_irq_regex "$b")
 
-# zeroed NAME OFFSET SECTORS: a zeroed dm-linear piece of $a, in DMP_NODE.
-zeroed()
-{
-	dmp_dm_create "$1" "0 $3 linear $a $2" || return 1
-	dd if=/dev/zero of="$DMP_NODE" bs=1M count=1 oflag=direct status=none
-}
-
 ktap_print_header
 ktap_set_plan 7
-zeroed emeta 700000 8192 || ktap_exit_fail_msg "cannot create era metadata"
+dmp_dm_zeroed emeta "$a" 700000 8192 || ktap_exit_fail_msg "cannot create era metadata"
 dmp_dm_create era "0 65536 era $DMP_NODE $b 128" || ktap_exit_fail_msg "cannot create era"
 dmp_check_polled "era: writes, then reads, issued inline" "$DMP_NODE" \
 	-W -s 8M -b 512-128k -q 4 -S 151
@@ -35,7 +28,7 @@ dmp_check_irq "era: interrupt driven" "$DMP_NODE" -s 8M -b 4k-64k -q 4 -S 154
 dmp_check_io_poll "era" "$DMP_NODE" 1
 dmp_cleanup
 
-zeroed cmeta 710000 8192 || ktap_exit_fail_msg "cannot create clone metadata"
+dmp_dm_zeroed cmeta "$a" 710000 8192 || ktap_exit_fail_msg "cannot create clone metadata"
 cmeta=$DMP_NODE
 dmp_dm_create csource "0 65536 linear $a 720000" || ktap_exit_fail_msg "cannot create clone source"
 csource=$DMP_NODE

@@ -12,31 +12,24 @@ dmp_require_cmds dmsetup dd
 dmp_get_nvme_devs 2
 a=${DMP_NVME[0]} b=${DMP_NVME[1]}
 
-# slice NAME DEV OFFSET SECTORS: a zeroed dm-linear piece, in DMP_NODE.
-slice()
-{
-	dmp_dm_create "$1" "0 $4 linear $2 $3" || return 1
-	dd if=/dev/zero of="$DMP_NODE" bs=1M count=1 oflag=direct status=none
-}
-
 ktap_print_header
 ktap_set_plan 7
 # raid4/5/6 build member bios of their own (raid0/1/10: dm_raid_poll.sh)
-slice r5a "$a" 500000 32768 && r5a=$DMP_NODE
-slice r5b "$b" 500000 32768 && r5b=$DMP_NODE
-slice r5c "$a" 540000 32768 && r5c=$DMP_NODE
+dmp_dm_zeroed r5a "$a" 500000 32768 && r5a=$DMP_NODE
+dmp_dm_zeroed r5b "$b" 500000 32768 && r5b=$DMP_NODE
+dmp_dm_zeroed r5c "$a" 540000 32768 && r5c=$DMP_NODE
 dmp_check_table irq "raid (dm-raid raid5)" \
 	"0 65536 raid raid5_ls 2 64 nosync 3 - $r5a - $r5b - $r5c" \
 	-s 8M -b 512-256k -q 4 -S 102
 dmp_check_table irq "mirror" "0 65536 mirror core 2 1024 nosync 2 $a 2048 $b 2048" \
 	-s 8M -b 512-256k -q 4 -S 103
-slice wcssd "$a" 300000 32768 && wcssd=$DMP_NODE
+dmp_dm_zeroed wcssd "$a" 300000 32768 && wcssd=$DMP_NODE
 dmp_check_table irq "writecache" "0 65536 writecache s $b $wcssd 4096 0" \
 	-s 8M -b 4k-256k -q 4 -S 105
 dmp_check_table irq "ebs (4k emulated blocks)" "0 65536 ebs $a 2048 8" \
 	-s 8M -b 4k-128k -q 4 -S 106
-slice lwdata "$a" 400000 65536 && lwdata=$DMP_NODE
-slice lwlog "$b" 400000 65536 && lwlog=$DMP_NODE
+dmp_dm_zeroed lwdata "$a" 400000 65536 && lwdata=$DMP_NODE
+dmp_dm_zeroed lwlog "$b" 400000 65536 && lwlog=$DMP_NODE
 dmp_check_table irq "log-writes" "0 65536 log-writes $lwdata $lwlog" \
 	-s 4M -b 512-128k -q 4 -S 107
 # flakey's corrupt mode copies written data into a bio of its own: the

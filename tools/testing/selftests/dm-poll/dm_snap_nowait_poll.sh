@@ -16,13 +16,6 @@ dmp_require_cmds dmsetup dd
 dmp_get_nvme_devs 2
 a=${DMP_NVME[0]} b=${DMP_NVME[1]}
 
-# zeroed NAME OFFSET SECTORS: a zeroed dm-linear piece of $a, in DMP_NODE.
-zeroed()
-{
-	dmp_dm_create "$1" "0 $3 linear $a $2" || return 1
-	dd if=/dev/zero of="$DMP_NODE" bs=1M count=1 oflag=direct status=none
-}
-
 # check_usage DESC SNAP USAGE: dmsetup status of SNAP reports USAGE
 # (sectors of COW allocated / COW size, metadata sectors): as many copies
 # as the writes needed, none missed or made twice.
@@ -45,7 +38,7 @@ dmp_dm_create base "0 65536 linear $b 2048" || ktap_exit_fail_msg "cannot create
 base=$DMP_NODE
 "$DMP_VERIFY" -m write -s 8M -b 64k -q 4 -S 201 "$base" >/dev/null ||
 	ktap_exit_fail_msg "cannot write the base"
-zeroed cow 600000 32768 || ktap_exit_fail_msg "cannot create cow"
+dmp_dm_zeroed cow "$a" 600000 32768 || ktap_exit_fail_msg "cannot create cow"
 # 8 KiB chunks.
 dmp_dm_create snap "0 65536 snapshot $base $DMP_NODE N 16" ||
 	ktap_exit_fail_msg "cannot create snapshot"
@@ -102,7 +95,7 @@ dmp_check_polled "origin: the snapshot's writes left it alone" "$origin" \
 # chunks the first one has copied need a copy again.
 name=${origin#/dev/mapper/}
 dmsetup suspend "$name" || ktap_exit_fail_msg "cannot suspend $name"
-if ! zeroed cow2 640000 16384 ||
+if ! dmp_dm_zeroed cow2 "$a" 640000 16384 ||
    ! dmp_dm_create snap2 "0 65536 snapshot $base $DMP_NODE N 8"; then
 	dmsetup resume "$name"
 	ktap_exit_fail_msg "cannot create a second snapshot"

@@ -202,6 +202,15 @@ dmp_dm_create()
 	DMP_NODE=/dev/mapper/$name
 }
 
+# dmp_dm_zeroed NAME DEV OFFSET SECTORS: a dm-linear piece of DEV whose
+# first MiB is zeroed, so that no target finds stale metadata there; set
+# DMP_NODE.
+dmp_dm_zeroed()
+{
+	dmp_dm_create "$1" "0 $4 linear $2 $3" || return 1
+	dd if=/dev/zero of="$DMP_NODE" bs=1M count=1 oflag=direct status=none
+}
+
 # dmp_dm_remove NAME: remove dm device NAME (as given to dmp_dm_create)
 # before the test ends.
 dmp_dm_remove()
