@@ -186,6 +186,35 @@ bool bio_poll_link_del(struct bio *bio, struct bio_poll_link *link)
 EXPORT_SYMBOL_GPL(bio_poll_link_del);
 
 /**
+ * bio_poll_upper - the bio to link a part of a split polled bio to
+ * @bio: a polled bio a driver serves: one it received, or a part that it
+ *	or the block layer split off and chained to the rest
+ *
+ * Where a disk has BLK_FEAT_POLL_SPLIT, the parts of a polled bio split to
+ * its limits stay polled, but the submitter polls only the bio it
+ * submitted, to which the parts are chained: link the lower bios of a
+ * part to that bio.  Only chains within one disk count, and only to a bio
+ * that is still polled.
+ *
+ * Return: the bio to link @bio's lower bios to, @bio itself if it is not
+ * such a part.
+ */
+struct bio *bio_poll_upper(struct bio *bio)
+{
+	struct bio *parent;
+
+	while (bio->bi_end_io == bio_chain_endio) {
+		parent = bio->bi_private;
+		if (parent->bi_bdev->bd_disk != bio->bi_bdev->bd_disk ||
+		    !(parent->bi_opf & REQ_POLLED))
+			break;
+		bio = parent;
+	}
+	return bio;
+}
+EXPORT_SYMBOL_GPL(bio_poll_upper);
+
+/**
  * bio_poll_links - poll the lower bios linked to an upper bio
  * @bio: the upper bio
  * @iob: completion batch passed to ->poll_bio()

@@ -110,12 +110,14 @@ static void md_poll_lower_endio(struct bio *lower)
  * md_submit_lower - send a lower bio, linked for polling if it is polled
  * @mddev: the array serving @bio
  * @node: the node embedded in the object that owns @lower
- * @bio: the bio md received and is serving, not a split of it
+ * @bio: the bio md received and is serving, or a part md or the block
+ *	layer split off it
  * @lower: the bio to send below on behalf of @bio
  *
  * Call this only from the submission of @bio, in its submitter's context.
- * A REQ_POLLED @lower is linked to @bio; it completes when it is done and
- * can be unlinked, or else when a poller of @bio finds it done.
+ * A REQ_POLLED @lower is linked to the bio the submitter polls, @bio or
+ * the bio it is a part of; it completes when it is done and can be
+ * unlinked, or else when a poller of that bio finds it done.
  */
 void md_submit_lower(struct mddev *mddev, struct md_poll_node *node,
 		     struct bio *bio, struct bio *lower)
@@ -135,7 +137,15 @@ void md_submit_lower(struct mddev *mddev, struct md_poll_node *node,
 	if (lower->bi_opf & REQ_POLLED) {
 		node->mddev = mddev;
 		node->bio = lower;
-		node->upper = bio;
+		node->upper = bio_poll_upper(bio);
+		/*
+		 * A part of a split bio lost REQ_NOWAIT (see md-poll.h), but
+		 * its submitter may be the only poller of the bios that hold
+		 * the tags below: fail at a tag and be resent, not wait.
+		 */
+		if ((node->upper != bio || bio_flagged(bio, BIO_CHAIN)) &&
+		    bdev_nowait(lower->bi_bdev))
+			lower->bi_opf |= REQ_NOWAIT;
 		node->end_io = lower->bi_end_io;
 		node->private = lower->bi_private;
 		node->size = lower->bi_iter.bi_size;
@@ -148,7 +158,7 @@ void md_submit_lower(struct mddev *mddev, struct md_poll_node *node,
 		 * before it is linked, and the upper bio holds still while
 		 * its ->bi_end_io unlinks it.
 		 */
-		bio_poll_link_add(bio, &node->link);
+		bio_poll_link_add(node->upper, &node->link);
 	}
 	submit_bio_noacct(lower);
 }

@@ -26,12 +26,22 @@
  * poller would see the error too late to retry, and must not wait for a
  * tag its own polled bios may hold.
  *
- * md never polls the bios it splits (see md_split_would_block() for
- * REQ_NOWAIT ones): it clears REQ_POLLED on both parts, as the block layer
- * does, since the rest is submitted again and may wait while nobody polls
- * the part sent.  Lower bios md sends later, from its thread or from a
- * plug callback, must not be polled either: they are sent with REQ_POLLED
- * cleared and complete by interrupt; so are all writes to raid1 and raid10.
+ * Linear and raid0 arrays poll the parts of the bios that they, or the
+ * block layer for them (BLK_FEAT_POLL_SPLIT), split at a member or chunk
+ * boundary: each part's lower bio is linked to the bio the submitter
+ * polls.  The rest of a split bio is submitted again, and a part that
+ * would wait for a suspend there, with parts linked that only the
+ * submitter will poll, is sent from a worker, unpolled
+ * (md_defer_polled_part()).  REQ_NOWAIT bios are split too: the parts
+ * lose the flag, so that none fails with BLK_STS_AGAIN once another was
+ * sent, and their lower bios get it back, so that none waits for a tag.
+ * raid1 and raid10 poll none of the bios they split: they clear
+ * REQ_POLLED on both parts, as the block layer does, since the rest may
+ * wait for a barrier; REQ_NOWAIT bios that they would split fail whole
+ * (md_split_would_block()).  Lower bios md sends later,
+ * from its thread or from a plug callback, must not be polled either:
+ * they are sent with REQ_POLLED cleared and complete by interrupt; so are
+ * all writes to raid1 and raid10.
  */
 #ifndef _MD_POLL_H
 #define _MD_POLL_H

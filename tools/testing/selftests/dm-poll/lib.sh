@@ -538,6 +538,32 @@ dmp_check_polled()
 	fi
 }
 
+# dmp_check_polled_parts DESC DEV PARTS VERIFY-ARGS...: dmp_check_polled,
+# and DEV, an md array, completed PARTS bios in all: md accounts each part
+# of a bio that it or the block layer split, so a split shows there.
+dmp_check_polled_parts()
+{
+	local desc=$1 dev=$2 parts=$3 stat before n
+	shift 3
+
+	stat=$(dmp_sysfs "$dev")/stat
+	before=$(awk '{ print $1 + $5 }' "$stat")
+	if ! dmp_verify_counted "$dev" "$@"; then
+		ktap_test_fail "$desc: polled I/O failed or was slow"
+		return
+	fi
+	n=$(($(awk '{ print $1 + $5 }' "$stat") - before))
+	if [ -z "$DMP_IRQ_RE" ]; then
+		ktap_test_fail "$desc: no device below $dev has interrupts to count"
+	elif [ "$DMP_IRQS" -ne 0 ]; then
+		ktap_test_fail "$desc: $DMP_IRQS interrupts during polled I/O (${DMP_IRQ_RE})"
+	elif [ "$n" -ne "$parts" ]; then
+		ktap_test_fail "$desc: $dev completed $n bios, not $parts"
+	else
+		ktap_test_pass "$desc: polled in $n parts, data verified, 0 interrupts"
+	fi
+}
+
 # dmp_check_polled_by_irq DESC DEV VERIFY-ARGS...: polled I/O to a target
 # that completes it by interrupt: data verified, every I/O within
 # DMP_MAX_LAT_MS, and interrupts from below (none would mean a bio was

@@ -5,16 +5,19 @@
 # (64 MiB): it sends the part split off and resubmits the rest, which
 # waits while the array is suspended.  io_uring's workers issue polled
 # bios without REQ_NOWAIT (IOSQE_ASYNC here, or after an -EAGAIN), so the
-# rest waits in the worker's submit_bio() while the suspend waits for the
-# part sent; were that part polled, nobody would poll it, since io_uring
-# sets up the poll only after submit_bio() returns.  md polls no bio it
-# splits: the part completes by interrupt and the suspend goes on.  Rings
-# with IOSQE_ASYNC across the boundaries while the array is suspended over
-# and over: every I/O must complete within 5 s, with its data.  The linear
-# members are pieces of dmp_fault, which spins 2 ms in ->submit_bio(), so
-# that a suspend often starts between the part sent and the rest: on the
-# series that polled md's splits, one did within a few cycles and the I/O
-# stalled until the suspend was killed.
+# rest would wait in the worker's submit_bio() while the suspend waits for
+# the part sent, and nobody polls that part: io_uring sets up the poll
+# only after submit_bio() returns.  md linear polls the parts it splits
+# and sends such a rest from a worker, unpolled; raid1 polls no bio it
+# splits.  Rings with IOSQE_ASYNC, and for linear rings that issue
+# inline, with REQ_NOWAIT, across the boundaries while the array is
+# suspended over and over: every I/O must complete within 5 s, with its
+# data, and for linear some rests must have reached the members unpolled
+# (nothing else sends them unpolled bios).  The linear members are pieces
+# of dmp_fault, which spins 2 ms in ->submit_bio(), so that a suspend
+# often starts between the part sent and the rest: on the series that
+# polled md's splits without that worker, one did within a few cycles and
+# the I/O stalled until the suspend was killed.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/fault_lib.sh"
 
@@ -30,36 +33,51 @@ DMP_LOAD_PASS_S=60
 DMP_LOAD_ARGS="-A -b 4k-128k"
 
 # md_suspend NODE: one mddev_suspend() and mddev_resume() through
-# suspend_lo, or, where the personality has none (linear), two through a
-# member's write-mostly flag.
+# suspend_lo, or, where the personality has none (linear), through
+# setting the level it has, which writes no superblock.
 md_suspend()
 {
-	local md state
+	local md
 
 	md=$(dmp_sysfs "$1")/md
-	state=$(find "$md" -maxdepth 2 -path '*/dev-*/state' | head -n 1)
 	if [ -w "$md/suspend_lo" ]; then
 		timeout 20 sh -c "echo 0 >'$md/suspend_lo'"
 	else
-		timeout 20 sh -c "echo writemostly >'$state' && echo -writemostly >'$state'"
+		timeout 20 sh -c "cat '$md/level' >'$md/level'"
 	fi || { echo "# suspend of $1 did not finish in 20 s"; return 1; }
 }
 
+# check_rests HOW: the submissions were held, and some rests reached the
+# members unpolled.
+check_rests()
+{
+	if dmpf_conds "submit_delayed>0 inflight=0 linked<clones"; then
+		ktap_test_pass "$1: dmp_fault held the submissions, rests came unpolled:$(dmpf_counters)"
+	else
+		ktap_test_fail "$1: dmp_fault: not true:$DMPF_BAD"
+	fi
+}
+
 ktap_print_header
-ktap_set_plan 3
+ktap_set_plan 5
 dmpf_load "$a" || ktap_exit_fail_msg "cannot load dmp_fault on $a"
 dmpf_knobs submit_delay_us=2000
-dmpf_snapshot
 dmpf_md_linear_pieces 16 ||
 	ktap_exit_fail_msg "cannot build md linear of 16 members of 1 MiB"
+# After the superblocks are written: from here on only rests come unpolled.
+dmpf_snapshot
 echo "# md linear of 16 members of 1 MiB on dmp_fault: 15 boundaries"
 dmp_rings_under_load "md linear: IOSQE_ASYNC across members, suspends" \
 	"$DMP_NODE" 4 100 md_suspend "$DMP_NODE"
-if dmpf_conds "submit_delayed>0 inflight=0"; then
-	ktap_test_pass "dmp_fault held the submissions:$(dmpf_counters)"
-else
-	ktap_test_fail "dmp_fault: not true:$DMPF_BAD"
-fi
+check_rests "IOSQE_ASYNC"
+# Issued inline, with REQ_NOWAIT: md splits those too, and their parts
+# lose REQ_NOWAIT, so that a suspend makes them wait, not fail.
+DMP_LOAD_ARGS="-b 4k-128k"
+dmpf_snapshot
+dmp_rings_under_load "md linear: polled across members, suspends" \
+	"$DMP_NODE" 4 100 md_suspend "$DMP_NODE"
+check_rests "REQ_NOWAIT"
+DMP_LOAD_ARGS="-A -b 4k-128k"
 dmp_cleanup
 dmpf_unload || ktap_exit_fail_msg "cannot unload dmp_fault"
 
