@@ -52,7 +52,8 @@ md_suspend()
 check_rests()
 {
 	if dmpf_conds "submit_delayed>0 inflight=0 linked<clones"; then
-		ktap_test_pass "$1: dmp_fault held the submissions, rests came unpolled:$(dmpf_counters)"
+		echo "# $1:$(dmpf_counters)"
+		ktap_test_pass "$1: dmp_fault held the submissions, rests came unpolled"
 	else
 		ktap_test_fail "$1: dmp_fault: not true:$DMPF_BAD"
 	fi
