@@ -190,11 +190,11 @@ EXPORT_SYMBOL_GPL(bio_poll_link_del);
  * @bio: a polled bio a driver serves: one it received, or a part that it
  *	or the block layer split off and chained to the rest
  *
- * Where a disk has BLK_FEAT_POLL_SPLIT, the parts of a polled bio split to
- * its limits stay polled, but the submitter polls only the bio it
- * submitted, to which the parts are chained: link the lower bios of a
- * part to that bio.  Only chains within one disk count, and only to a bio
- * that is still polled.
+ * A driver with BLK_FEAT_POLL_SPLIT keeps polled the parts of the polled
+ * bios it splits, but the submitter polls only the bio it submitted, to
+ * which the parts are chained: link the lower bios of a part to that bio.
+ * Only chains within one disk count.  A bio that heads a list is the one
+ * polled: its ->bi_private is not a parent to follow.
  *
  * Return: the bio to link @bio's lower bios to, @bio itself if it is not
  * such a part.
@@ -203,10 +203,10 @@ struct bio *bio_poll_upper(struct bio *bio)
 {
 	struct bio *parent;
 
-	while (bio->bi_end_io == bio_chain_endio) {
+	while (bio->bi_end_io == bio_chain_endio &&
+	       READ_ONCE(bio->bi_cookie) == BLK_QC_T_NONE) {
 		parent = bio->bi_private;
-		if (parent->bi_bdev->bd_disk != bio->bi_bdev->bd_disk ||
-		    !(parent->bi_opf & REQ_POLLED))
+		if (parent->bi_bdev->bd_disk != bio->bi_bdev->bd_disk)
 			break;
 		bio = parent;
 	}

@@ -134,18 +134,22 @@ void md_submit_lower(struct mddev *mddev, struct md_poll_node *node,
 		bio_clear_polled(lower);
 		lower->bi_opf &= ~REQ_NOWAIT;
 	}
+	/*
+	 * A part of a split bio lost REQ_NOWAIT (see md-poll.h), but its
+	 * submitter may be the only poller of the bios that hold the tags
+	 * below: fail at a tag and be resent, not wait.  A device below that
+	 * cannot fail so takes it unpolled.
+	 */
+	if ((lower->bi_opf & REQ_POLLED) && md_poll_is_part(bio)) {
+		if (bdev_nowait(lower->bi_bdev))
+			lower->bi_opf |= REQ_NOWAIT;
+		else
+			bio_clear_polled(lower);
+	}
 	if (lower->bi_opf & REQ_POLLED) {
 		node->mddev = mddev;
 		node->bio = lower;
 		node->upper = bio_poll_upper(bio);
-		/*
-		 * A part of a split bio lost REQ_NOWAIT (see md-poll.h), but
-		 * its submitter may be the only poller of the bios that hold
-		 * the tags below: fail at a tag and be resent, not wait.
-		 */
-		if ((node->upper != bio || bio_flagged(bio, BIO_CHAIN)) &&
-		    bdev_nowait(lower->bi_bdev))
-			lower->bi_opf |= REQ_NOWAIT;
 		node->end_io = lower->bi_end_io;
 		node->private = lower->bi_private;
 		node->size = lower->bi_iter.bi_size;

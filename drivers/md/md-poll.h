@@ -26,15 +26,19 @@
  * poller would see the error too late to retry, and must not wait for a
  * tag its own polled bios may hold.
  *
- * Linear and raid0 arrays poll the parts of the bios that they, or the
- * block layer for them (BLK_FEAT_POLL_SPLIT), split at a member or chunk
- * boundary: each part's lower bio is linked to the bio the submitter
+ * Linear and raid0 arrays (BLK_FEAT_POLL_SPLIT) poll the parts of the
+ * polled bios they split at their limits or at a member or chunk boundary: each part's lower bio is linked to the bio the submitter
  * polls.  The rest of a split bio is submitted again, and a part that
  * would wait for a suspend there, with parts linked that only the
  * submitter will poll, is sent from a worker, unpolled
- * (md_defer_polled_part()).  REQ_NOWAIT bios are split too: the parts
- * lose the flag, so that none fails with BLK_STS_AGAIN once another was
- * sent, and their lower bios get it back, so that none waits for a tag.
+ * (md_defer_polled()).  REQ_NOWAIT bios are split too: the parts lose
+ * the flag, so that none fails with BLK_STS_AGAIN once another was sent,
+ * and their lower bios get it back, so that none waits for a tag.  All the
+ * parts are served from the submission of the bio: md splits it to the
+ * array's limits itself (md_submit_polled()) and linear serves the rest
+ * of a bio across a member in place, so that nothing makes the rest wait
+ * for a frozen queue, throttles it or hands it to a rescuer.  md waits
+ * for memory in md_account_bio(), as device-mapper does for its clones.
  * raid1 and raid10 poll none of the bios they split: they clear
  * REQ_POLLED on both parts, as the block layer does, since the rest may
  * wait for a barrier; REQ_NOWAIT bios that they would split fail whole
@@ -46,6 +50,7 @@
 #ifndef _MD_POLL_H
 #define _MD_POLL_H
 
+#include <linux/bio.h>
 #include <linux/blk-stack-poll.h>
 #include <linux/llist.h>
 
@@ -78,6 +83,16 @@ struct md_poll_node {
 	bool			done;
 	bool			resent;
 };
+
+/*
+ * Whether @bio is a part of a split polled bio, or the rest such parts are
+ * chained to, whose other parts may be linked.  BIO_CHAIN may also be set
+ * for a flush; such a bio is only treated as a part needlessly.
+ */
+static inline bool md_poll_is_part(struct bio *bio)
+{
+	return bio_poll_upper(bio) != bio || bio_flagged(bio, BIO_CHAIN);
+}
 
 void md_submit_lower(struct mddev *mddev, struct md_poll_node *node,
 		     struct bio *bio, struct bio *lower);

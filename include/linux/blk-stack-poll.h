@@ -28,13 +28,14 @@
  *   resubmits later, from another context, must not be linked: clear
  *   REQ_POLLED on it first (bio_clear_polled()).
  * - A driver whose disk has BLK_FEAT_POLL_SPLIT keeps the parts of a
- *   polled bio it splits polled, links their lower bios to the bio the
- *   submitter polls (bio_poll_upper()), and never waits in the submitter
- *   once a part may be linked: nobody polls the part until the submitter
- *   returns.  A part that has to wait is sent later, unpolled.  The parts
- *   of a REQ_NOWAIT bio lose the flag, since none may fail with
- *   BLK_STS_AGAIN once another is sent; the driver keeps their lower bios
- *   from waiting for a tag that the linked ones may hold.
+ *   polled bio it splits polled, splitting it itself (bio_split_polled())
+ *   rather than having the rest submitted again, links their lower bios
+ *   to the bio the submitter polls (bio_poll_upper()), and never waits in
+ *   the submitter once a part may be linked: nobody polls the part until
+ *   the submitter returns.  A part that would wait is sent later,
+ *   unpolled.  The parts of a REQ_NOWAIT bio lose the flag, since none
+ *   may fail with BLK_STS_AGAIN once another is sent; the driver keeps
+ *   their lower bios from waiting for a tag the linked ones may hold.
  * - Any task may poll: io_uring polls a bio through a pointer that may by
  *   then name a reused bio (see iocb_bio_iopoll()), so ->poll_bio() can be
  *   called for a bio that another task polls, or is still submitting, or
