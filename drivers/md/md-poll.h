@@ -27,25 +27,28 @@
  * tag its own polled bios may hold.
  *
  * Linear and raid0 arrays (BLK_FEAT_POLL_SPLIT) poll the parts of the
- * polled bios they split at their limits or at a member or chunk boundary: each part's lower bio is linked to the bio the submitter
- * polls.  The rest of a split bio is submitted again, and a part that
- * would wait for a suspend there, with parts linked that only the
- * submitter will poll, is sent from a worker, unpolled
- * (md_defer_polled()).  REQ_NOWAIT bios are split too: the parts lose
- * the flag, so that none fails with BLK_STS_AGAIN once another was sent,
- * and their lower bios get it back, so that none waits for a tag.  All the
- * parts are served from the submission of the bio: md splits it to the
- * array's limits itself (md_submit_polled()) and linear serves the rest
- * of a bio across a member in place, so that nothing makes the rest wait
- * for a frozen queue, throttles it or hands it to a rescuer.  md waits
- * for memory in md_account_bio(), as device-mapper does for its clones.
+ * polled bios they split at their limits or at a member or chunk
+ * boundary: each part's lower bio is linked to the bio the submitter
+ * polls.  All the parts are served from the submission of that bio: md
+ * splits it to the array's limits itself (md_submit_polled()), raid0
+ * maps both parts of a chunk split at once and linear serves the rest of
+ * a bio across a member in place, so that nothing makes the rest wait for
+ * a frozen queue, throttles it or hands it to a rescuer while parts are
+ * linked that only the submitter will poll.  A part that finds the array
+ * suspended, or that cannot be allocated without waiting, is sent from a
+ * worker, unpolled (md_defer_polled()).  REQ_NOWAIT bios are split too:
+ * the parts lose the flag, so that none fails with BLK_STS_AGAIN once
+ * another was sent, and their lower bios get it back, so that none waits
+ * for a tag.  md still waits for memory in md_account_bio(), as
+ * device-mapper does for its clones.
+ *
  * raid1 and raid10 poll none of the bios they split: they clear
  * REQ_POLLED on both parts, as the block layer does, since the rest may
  * wait for a barrier; REQ_NOWAIT bios that they would split fail whole
- * (md_split_would_block()).  Lower bios md sends later,
- * from its thread or from a plug callback, must not be polled either:
- * they are sent with REQ_POLLED cleared and complete by interrupt; so are
- * all writes to raid1 and raid10.
+ * (md_split_would_block()).  Lower bios md sends later, from its thread
+ * or from a plug callback, must not be polled either: they are sent with
+ * REQ_POLLED cleared and complete by interrupt; so are all writes to
+ * raid1 and raid10.
  */
 #ifndef _MD_POLL_H
 #define _MD_POLL_H
