@@ -34,13 +34,15 @@
  * maps both parts of a chunk split at once and linear serves the rest of
  * a bio across a member in place, so that nothing makes the rest wait for
  * a frozen queue, throttles it or hands it to a rescuer while parts are
- * linked that only the submitter will poll.  A part that finds the array
- * suspended, or that cannot be allocated without waiting, is sent from a
- * worker, unpolled (md_defer_polled()).  REQ_NOWAIT bios are split too:
- * the parts lose the flag, so that none fails with BLK_STS_AGAIN once
- * another was sent, and their lower bios get it back, so that none waits
- * for a tag.  md still waits for memory in md_account_bio(), as
- * device-mapper does for its clones.
+ * linked that only the submitter will poll.  The parts run under one
+ * active_io reference, taken before the first is sent, so that a suspend
+ * waits for them all, never they for it.  A part that cannot be allocated
+ * without waiting is sent from a worker, unpolled (md_defer_polled()).
+ * REQ_NOWAIT bios are split too: the parts lose the flag, so that none
+ * fails with BLK_STS_AGAIN once another was sent, and their lower bios
+ * get it back, so that none waits for a tag.  md_account_bio() still
+ * takes each part's clone from a mempool that may, once memory is
+ * exhausted, wait for clones of parts not issued yet.
  *
  * raid1 and raid10 poll none of the bios they split: they clear
  * REQ_POLLED on both parts, as the block layer does, since the rest may
