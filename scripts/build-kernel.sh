@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Build bzImage of one tree ("base" or "patched", default from BASE=1) with
-# ccache, incrementally, from allnoconfig plus scripts/stackpoll.config.
+# Build bzImage and the modules of one tree ("base" or "patched", default
+# from BASE=1) with ccache, incrementally, from allnoconfig plus
+# scripts/stackpoll.config; the modules go to OBJ/kernel-modules.cpio.
 # "debug" builds the patched sources with scripts/debug.config on top
 # (KASAN, lockdep, kmemleak...) in a build directory of its own.
 # Prints the path of the bzImage on stdout.
@@ -24,7 +25,7 @@ if [ "$tree" = base ]; then
 	sp_git -C "$src" checkout -q base-devices ||
 		die "base: cannot check out branch base-devices in $src"
 fi
-need_cmds gcc make flex bison bc ccache
+need_cmds gcc make flex bison bc ccache cpio depmod
 
 case $tree in
 base) localversion=-spbase ;;
@@ -64,8 +65,25 @@ else
 	rm -f "$fragment.new"
 fi
 
-say "kernel[$tree]: building bzImage (log: $log)"
+say "kernel[$tree]: building bzImage and modules (log: $log)"
 start=$(date +%s)
-run_logged "$log" kmake bzImage
-say "kernel[$tree]: $(cat "$obj/include/config/kernel.release") built in $(($(date +%s) - start)) s"
+run_logged "$log" kmake bzImage modules
+release=$(cat "$obj/include/config/kernel.release")
+
+# The modules, installed stripped with their depmod files and packed as
+# a cpio archive that vm-run.sh appends to the initramfs of this kernel.
+# Their paths start at usr/lib: lib is a symlink in the initramfs, and
+# an archive entry "lib" would replace it with a directory.
+mods=$obj/modules-root
+rm -rf "$mods"
+run_logged "$SP_LOGS/modules-install-$tree.log" \
+	kmake INSTALL_MOD_PATH="$mods/usr" INSTALL_MOD_STRIP=1 modules_install
+[ -f "$mods/usr/lib/modules/$release/modules.dep" ] ||
+	die "kernel[$tree]: no modules.dep after modules_install (is depmod installed?)"
+rm -f "$mods/usr/lib/modules/$release/build"
+(cd "$mods" && find usr/lib/modules -print0 | LC_ALL=C sort -z |
+	cpio --null --reproducible -o -H newc --quiet) >"$obj/kernel-modules.cpio.new"
+mv "$obj/kernel-modules.cpio.new" "$obj/kernel-modules.cpio"
+say "kernel[$tree]: $release built in $(($(date +%s) - start)) s," \
+	"$(find "$mods" -name '*.ko*' | wc -l) modules"
 echo "$obj/arch/x86/boot/bzImage"

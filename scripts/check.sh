@@ -67,6 +67,8 @@ if [ "$tree" != base ]; then
 fi
 say "check: host checks${quick:+ skipped (QUICK=1)}"
 if [ -z "$quick" ]; then
+	host_check "the test kernel's block stack is configured as Debian's" \
+		bash "$scripts/check-config.sh"
 	host_check "series exports with format-patch and passes checkpatch --strict" \
 		bash "$scripts/export-series.sh"
 	host_check "git am of the exported series onto the base gives the applied tree" \
@@ -133,10 +135,26 @@ vm_suite() {
 # guest's; hung tasks are still reported, after 5 minutes.
 debug_append="panic_on_warn=1 nowatchdog rcupdate.rcu_cpu_stall_timeout=300"
 debug_append="$debug_append sysctl.kernel.hung_task_timeout_secs=300"
+# Full preemption on the debug kernel (PREEMPT_DYNAMIC): io_uring's
+# iopoll loop and the poll callbacks run preemptible there, as on a
+# preempt=full distribution boot.  The patched kernel runs Debian's
+# default, voluntary.
+debug_append="$debug_append preempt=full"
+
+# debug_preempt_full: the debug VM booted with full preemption.
+debug_preempt_full()
+{
+	if grep -q 'Dynamic Preempt: full' "$SP_LOGS/check-debug.console"; then
+		echo "ok - check-debug: booted with full preemption (preempt=full)" >>"$tap"
+	else
+		echo "not ok - check-debug: the kernel log shows no 'Dynamic Preempt: full'" >>"$tap"
+	fi
+}
 
 tests=${TESTS:-$(all_tests)}
 if [ "$tree" = debug ]; then
 	vm_suite check-debug "$kernel" 5400 "$tests" --append "$debug_append"
+	debug_preempt_full
 else
 	vm_suite "check-$tree" "$kernel" 1800 "$tests"
 fi
@@ -148,6 +166,7 @@ if [ "$tree" = patched ] && [ "$debug" != 0 ]; then
 		bash "$scripts/build-module.sh" debug
 	vm_suite check-debug "$debug_kernel" 2400 \
 		"$(grep -v '^#' "$scripts/debug-tests" | tr '\n' ' ')" --append "$debug_append"
+	debug_preempt_full
 fi
 
 # Inside the harness's VM every device polls: a test that skips there

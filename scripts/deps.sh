@@ -7,11 +7,13 @@ set -eu
 
 packages=(
 	linux-source-6.12		# the base tree
+	linux-config-6.12		# Debian's config, which the test kernel's follows
 	git make gcc flex bison bc libelf-dev libssl-dev perl ccache cpio xz-utils kmod
 	python3 python3-ply python3-git	# checkpatch's spdxcheck
 	qemu-system-x86			# the test VM
 	busybox-static bash coreutils util-linux fio mdadm dmsetup	# guest userspace
 	bcache-tools			# make-bcache in the guest
+	e2fsprogs xfsprogs		# filesystems on the stacks, in the guest
 	liburing-dev rsync		# iopoll_verify; kselftest install
 	shellcheck
 	gnuplot-nox			# make bench: the plot

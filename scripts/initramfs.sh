@@ -1,14 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Build the guest's initramfs (uncompressed cpio): busybox, bash, fio,
-# dmsetup, mdadm, make-bcache, perf, the installed dm-poll kselftests and
-# the guest jobs, each binary with the shared libraries it links.  The same image boots
-# the base and the patched kernel: it holds no kernel-specific file.
+# dmsetup, mdadm, make-bcache, kmod, the ext4 and xfs tools, perf, the
+# installed dm-poll kselftests and
+# the guest jobs, each binary with the shared libraries it links.  The
+# same image boots the base and the patched kernel: it holds no
+# kernel-specific file (vm-run.sh appends the kernel's modules).
 # Prints the path of the cpio archive.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-need_cmds busybox fio dmsetup mdadm make-bcache cpio ldd
+need_cmds busybox fio dmsetup mdadm make-bcache cpio ldd kmod mke2fs e2fsck mkfs.xfs xfs_repair
 [ -f /usr/include/liburing.h ] || die "liburing-dev missing (run: make deps)"
 patched=$(sp_src patched)
 [ -d "$patched/tools/testing/selftests/dm-poll" ] ||
@@ -45,6 +47,18 @@ copy_with_libs() {
 copy_with_libs /bin/bash "$(command -v fio)" "$(command -v dmsetup)" \
 	"$(command -v mdadm)" "$(command -v timeout)" "$(command -v make-bcache)" \
 	"$ksft/dm-poll/iopoll_verify"
+# kmod, not busybox: modprobe with modules.dep and aliases, the kernel
+# command line's module options, and the kernel's own request_module()
+# (/sbin/modprobe).
+copy_with_libs "$(command -v kmod)"
+for tool in modprobe insmod rmmod lsmod depmod modinfo; do
+	ln -s kmod "$root/usr/bin/$tool"
+done
+ln -s ../bin/kmod "$root/usr/sbin/modprobe"
+# Filesystems on the stacks: create, check, repair (read-only checks).
+copy_with_libs "$(command -v mke2fs)" "$(command -v e2fsck)" \
+	"$(command -v mkfs.xfs)" "$(command -v xfs_repair)"
+ln -s mke2fs "$root/usr/bin/mkfs.ext4"
 # perf for make profile (guest job "profile"), where the host has it.
 ! command -v perf >/dev/null || copy_with_libs "$(command -v perf)"
 cp /bin/busybox "$root/usr/bin/busybox"

@@ -67,11 +67,16 @@ rm -f "$console" "$out"
 	{ [ $# -eq 0 ] || printf '%s\n' "$@"; } >jobargs &&
 	echo jobargs | cpio -o -H newc --quiet
 ) >"$vm/args.cpio"
-# The out-of-tree test modules built for this kernel (build-module.sh),
-# in its obj directory, join the initramfs the same way.
-modules_cpio=${kernel%/arch/x86/boot/bzImage}/stackpoll-modules.cpio
+# The kernel's modules (build-kernel.sh) and the out-of-tree test modules
+# built for it (build-module.sh), in its obj directory, join the
+# initramfs the same way.
+kobj=${kernel%/arch/x86/boot/bzImage}
+[ -f "$kobj/kernel-modules.cpio" ] ||
+	die "no $kobj/kernel-modules.cpio: the kernel's modules (run scripts/build-kernel.sh)"
+modules_cpio=$kobj/stackpoll-modules.cpio
 [ -f "$modules_cpio" ] || modules_cpio=
-cat "$initrd" "$vm/args.cpio" ${modules_cpio:+"$modules_cpio"} >"$vm/initrd.cpio"
+cat "$initrd" "$vm/args.cpio" "$kobj/kernel-modules.cpio" ${modules_cpio:+"$modules_cpio"} \
+	>"$vm/initrd.cpio"
 append="console=ttyS0 panic=-1 loglevel=6 slab_nomerge"
 append="$append nvme.poll_queues=2 virtio_blk.poll_queues=1"
 append="$append null_blk.nr_devices=0 null_blk.poll_queues=2"

@@ -10,6 +10,7 @@
 
 dmp_require_root
 dmp_require_cmds dmsetup make-bcache
+dmp_require_module bcache
 dmp_get_nvme_devs 2
 a=${DMP_NVME[0]} b=${DMP_NVME[1]}
 

@@ -25,7 +25,7 @@ dmp_on_exit 'dmpf_unload >/dev/null 2>&1'
 
 dmpf_require_module()
 {
-	dmp_require_cmds insmod rmmod dmsetup
+	dmp_require_cmds insmod rmmod dmsetup mdadm
 	[ -f "$DMPF_KO" ] ||
 		dmp_skip_all "no $DMPF_KO (scripts/build-module.sh builds it)"
 	[ ! -d "$DMPF_SYS" ] || dmp_skip_all "dmp_fault is loaded already"

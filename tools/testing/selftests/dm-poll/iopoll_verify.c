@@ -44,6 +44,7 @@ struct opts {
 	bool async;	/* IOSQE_ASYNC: issued from io-wq, without IOCB_NOWAIT */
 	bool inline_only;	/* -W: no I/O may go to an io-wq worker */
 	bool dsync;	/* -D: O_DSYNC, writes are REQ_FUA */
+	bool file;	/* -f: a regular file on a filesystem, not a device */
 	unsigned int qd;
 	unsigned long long offset, size;
 	unsigned int bs_min, bs_max;
@@ -296,6 +297,34 @@ static int run_pass(const struct opts *o, struct io_uring *ring, int fd,
 	return 0;
 }
 
+/*
+ * -f: the size of a regular file, and the alignment its filesystem asks
+ * of direct I/O (statx STATX_DIOALIGN), which plays the device's
+ * logical block size.
+ */
+static int open_file_size(const struct opts *o, int fd,
+			  unsigned long long *size, unsigned int *align)
+{
+	struct statx stx;
+
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_SIZE | STATX_TYPE | STATX_DIOALIGN,
+		  &stx)) {
+		printf("# statx %s: %s\n", o->dev, strerror(errno));
+		return -1;
+	}
+	if (!S_ISREG(stx.stx_mode)) {
+		printf("# %s is not a regular file (-f)\n", o->dev);
+		return -1;
+	}
+	if (!(stx.stx_mask & STATX_DIOALIGN) || !stx.stx_dio_offset_align) {
+		printf("# %s: its filesystem reports no direct I/O alignment\n", o->dev);
+		return -1;
+	}
+	*size = stx.stx_size;
+	*align = stx.stx_dio_offset_align;
+	return 0;
+}
+
 static int open_device(struct opts *o, unsigned long long *dev_size)
 {
 	unsigned int lbs = SECTOR;
@@ -308,16 +337,20 @@ static int open_device(struct opts *o, unsigned long long *dev_size)
 		printf("# open %s: %s\n", o->dev, strerror(errno));
 		return -1;
 	}
+	if (o->file) {
+		if (open_file_size(o, fd, dev_size, &lbs)) {
+			close(fd);
+			return -1;
+		}
 	/*
 	 * Never let a missing device node turn into a regular file on
 	 * devtmpfs: the test would pass without touching any device.
 	 */
-	if (fstat(fd, &stbuf) || !S_ISBLK(stbuf.st_mode)) {
+	} else if (fstat(fd, &stbuf) || !S_ISBLK(stbuf.st_mode)) {
 		printf("# %s is not a block device\n", o->dev);
 		close(fd);
 		return -1;
-	}
-	if (ioctl(fd, BLKGETSIZE64, dev_size) || ioctl(fd, BLKSSZGET, &lbs)) {
+	} else if (ioctl(fd, BLKGETSIZE64, dev_size) || ioctl(fd, BLKSSZGET, &lbs)) {
 		printf("# %s: size ioctls: %s\n", o->dev, strerror(errno));
 		close(fd);
 		return -1;
@@ -360,6 +393,7 @@ static void print_help(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s [options] DEVICE\n"
+		"  -f                DEVICE is a regular file (direct I/O on a filesystem)\n"
 		"  -m write|read|rw  write the pattern, check it, or both (rw)\n"
 		"  -m zeros          read and expect zeros\n"
 		"  -o BYTES          start offset (default 0)\n"
@@ -420,7 +454,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	*o = (struct opts){ .do_write = true, .do_read = true, .iopoll = true,
 			    .qd = 8, .bs_min = 4096, .bs_max = 4096, .seed = 1,
 			    .time_limit_s = 180 };
-	while ((c = getopt(argc, argv, "m:o:s:b:q:S:IFADWe:E:L:T:")) != -1) {
+	while ((c = getopt(argc, argv, "m:o:s:b:q:S:fIFADWe:E:L:T:")) != -1) {
 		switch (c) {
 		case 'm':
 			o->expect_zeros = !strcmp(optarg, "zeros");
@@ -443,6 +477,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'S':
 			o->seed = strtoul(optarg, NULL, 0);
+			break;
+		case 'f':
+			o->file = true;
 			break;
 		case 'I':
 			o->iopoll = false;

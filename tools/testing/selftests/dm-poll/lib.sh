@@ -135,14 +135,30 @@ dmp_require_root()
 	[ "$(id -u)" = 0 ] || dmp_skip_all "must be run as root"
 }
 
+# dmp_require_cmds CMD...: the tools, and for dmsetup and mdadm the kernel
+# side they drive (dm_mod, md_mod), or skip.
 dmp_require_cmds()
 {
 	local c
 
 	for c in "$@"; do
 		command -v "$c" >/dev/null 2>&1 || dmp_skip_all "$c not installed"
+		case $c in
+		dmsetup) dmp_require_module dm_mod ;;
+		mdadm) dmp_require_module md_mod ;;
+		esac
 	done
 	[ -x "$DMP_VERIFY" ] || dmp_skip_all "iopoll_verify not built"
+}
+
+# dmp_require_module MODULE: loaded (or built in), as udev or the tools'
+# packaging would load it, or skip.  What a table or an array needs
+# beyond it (targets, personalities) the kernel loads on demand.
+dmp_require_module()
+{
+	[ -d "/sys/module/$1" ] || modprobe "$1" 2>/dev/null ||
+		dmp_skip_all "kernel module $1 not available"
+	[ -d "/sys/module/$1" ] || dmp_skip_all "kernel module $1 not loaded"
 }
 
 # dmp_get_nvme_devs N: set DMP_NVME to N devices of DM_POLL_NVME_DEVS that

@@ -1,0 +1,15 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# ext4 on dm-striped, dm-linear over dm-striped, md raid0 and raid1, dm-thin
+# and dm-crypt: polled direct I/O to files (fio io_uring --hipri with
+# verification, I/O up to 2 MiB that iomap issues as several bios), 4 KiB
+# file reads polled end to end with no interrupt, a clean read-only fsck
+# and the data read back after a remount.
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=fs_lib.sh
+. "$(dirname "$0")/fs_lib.sh"
+
+dmp_require_root
+fs_require ext4
+fs_all_stacks ext4
