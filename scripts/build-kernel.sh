@@ -37,8 +37,15 @@ esac
 mkdir -p "$obj"
 fragment=$obj/stackpoll.config
 {
-	cat "$SP_TOP/scripts/stackpoll.config"
-	[ "$tree" != debug ] || cat "$SP_TOP/scripts/debug.config"
+	if [ "$tree" = debug ]; then
+		# debug.config may turn off what stackpoll.config turns on.
+		grep -vE "^(# )?($(grep -oE '^CONFIG_[A-Z0-9_]+' \
+			"$SP_TOP/scripts/debug.config" | paste -sd'|'))[= ]" \
+			"$SP_TOP/scripts/stackpoll.config"
+		cat "$SP_TOP/scripts/debug.config"
+	else
+		cat "$SP_TOP/scripts/stackpoll.config"
+	fi
 	echo "CONFIG_LOCALVERSION=\"$localversion\""
 	echo "# CONFIG_LOCALVERSION_AUTO is not set"
 } >"$fragment.new"

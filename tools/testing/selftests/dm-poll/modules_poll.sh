@@ -34,16 +34,14 @@ holders()
 	echo "${out[*]}"
 }
 
-# unload_tree MODULE: unload the modules that hold MODULE, then MODULE.
+# unload_tree MODULE: unload the modules that hold MODULE, theirs first,
+# then MODULE.
 unload_tree()
 {
-	local i h
+	local h
 
-	# A holder may have holders of its own: a few rounds.
-	for ((i = 0; i < 5; i++)); do
-		for h in "/sys/module/$1"/holders/*; do
-			[ -e "$h" ] && unload "${h##*/}"
-		done
+	for h in $(holders "$1"); do
+		unload_tree "$h"
 	done
 	unload "$1"
 }
