@@ -144,10 +144,10 @@ debug_append="$debug_append preempt=full"
 # debug_preempt_full: the debug VM booted with full preemption.
 debug_preempt_full()
 {
-	if grep -q 'Dynamic Preempt: full' "$SP_LOGS/check-debug.console"; then
+	if grep -q '^# guest: Dynamic Preempt: full' "$SP_LOGS/check-debug.out"; then
 		echo "ok - check-debug: booted with full preemption (preempt=full)" >>"$tap"
 	else
-		echo "not ok - check-debug: the kernel log shows no 'Dynamic Preempt: full'" >>"$tap"
+		echo "not ok - check-debug: the guest reports no 'Dynamic Preempt: full'" >>"$tap"
 	fi
 }
 

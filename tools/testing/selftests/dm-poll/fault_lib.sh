@@ -25,7 +25,9 @@ dmp_on_exit 'dmpf_unload >/dev/null 2>&1'
 
 dmpf_require_module()
 {
-	dmp_require_cmds insmod rmmod dmsetup mdadm
+	dmp_require_cmds insmod rmmod dmsetup
+	# md linear on dmp_fault pieces (dmpf_md_linear_pieces)
+	dmp_require_module md_mod
 	[ -f "$DMPF_KO" ] ||
 		dmp_skip_all "no $DMPF_KO (scripts/build-module.sh builds it)"
 	[ ! -d "$DMPF_SYS" ] || dmp_skip_all "dmp_fault is loaded already"

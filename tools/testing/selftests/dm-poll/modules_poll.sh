@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The stack as modules, as distributions ship it: a table loads its
-# target's module and holds it, an md array its personality, a stack its
-# null_blk disk; polled I/O runs through them; each unloads once its
+# target's module and holds it, an md array its personality, a table on
+# a null_blk disk null_blk; polled I/O runs through them; each unloads once its
 # user is gone, and dm_mod and md_mod unload when no table or array is
 # left (a reference the series leaked would keep them).
 . "$(dirname "$0")/lib.sh"
@@ -15,6 +15,9 @@ dmp_require_cmds dmsetup mdadm rmmod modprobe
 dmp_require_nullb
 dmp_get_nvme_devs 2
 a=${DMP_NVME[0]} b=${DMP_NVME[1]}
+for m in dm_mod md_mod null_blk; do
+	[ -e "/sys/module/$m/refcnt" ] || dmp_skip_all "$m is built in: nothing to load or unload"
+done
 
 # unload MODULE: rmmod it if loaded; true if it is gone.
 unload()
@@ -94,12 +97,20 @@ dmp_check_polled "md raid0 as a module" "$md" -m rw -s 16M -b 4k-128k -S 42
 dmp_cleanup
 gone "md raid0 stopped" raid0
 
-# null_blk: a disk that a table holds open pins its driver.
-dmp_nullb_create fs memory_backed=1 size=64 queue_mode=2 poll_queues=2 ||
+# null_blk: a disk that a table holds open pins its driver, one reference
+# more than its configfs device holds.
+dmp_nullb_create mod memory_backed=1 size=64 queue_mode=2 poll_queues=2 ||
 	ktap_exit_fail_msg "cannot create null_blk"
+refs=$(cat /sys/module/null_blk/refcnt)
 dmp_dm_create onnullb "0 65536 linear $DMP_NODE 0" ||
 	ktap_exit_fail_msg "cannot create dm-linear on null_blk"
-held "null_blk under dm-linear" null_blk
+with=$(cat /sys/module/null_blk/refcnt)
+dmp_dm_remove onnullb
+if [ "$with" -eq $((refs + 1)) ] && [ "$(cat /sys/module/null_blk/refcnt)" -eq "$refs" ]; then
+	ktap_test_pass "null_blk under dm-linear: the table holds one reference"
+else
+	ktap_test_fail "null_blk under dm-linear: refcnt $refs, $with with the table, then $(cat /sys/module/null_blk/refcnt)"
+fi
 dmp_cleanup
 if unload null_blk && modprobe null_blk nr_devices=0 poll_queues=2 &&
 	[ -d /sys/kernel/config/nullb ]; then
