@@ -54,7 +54,8 @@ fs_stack()
 		;;
 	dm-thin)
 		dmp_dm_zeroed fs-tmeta "$a" 2048 8192 &&
-			dmp_dm_create fs-pool "0 $FS_SECTORS thin-pool $DMP_NODE $b 128 0 1 skip_block_zeroing" &&
+			dmp_dm_create fs-pool \
+				"0 $FS_SECTORS thin-pool $DMP_NODE $b 128 0 1 skip_block_zeroing" &&
 			dmsetup message "$DMP_NODE" 0 "create_thin 0" &&
 			dmp_dm_create fs-thin "0 $FS_SECTORS thin $DMP_NODE 0"
 		;;

@@ -109,7 +109,8 @@ dmp_dm_remove onnullb
 if [ "$with" -eq $((refs + 1)) ] && [ "$(cat /sys/module/null_blk/refcnt)" -eq "$refs" ]; then
 	ktap_test_pass "null_blk under dm-linear: the table holds one reference"
 else
-	ktap_test_fail "null_blk under dm-linear: refcnt $refs, $with with the table, then $(cat /sys/module/null_blk/refcnt)"
+	after=$(cat /sys/module/null_blk/refcnt)
+	ktap_test_fail "null_blk under dm-linear: refcnt $refs, $with with the table, then $after"
 fi
 dmp_cleanup
 if unload null_blk && modprobe null_blk nr_devices=0 poll_queues=2 &&
