@@ -25,8 +25,10 @@ cpio_out=$obj/stackpoll-modules.cpio
 log=$SP_LOGS/module-$tree.log
 
 [ -f "$src/Makefile" ] || die "no $tree tree at $src (run scripts/apply-series.sh)"
-{ [ -f "$obj/vmlinux.symvers" ] && [ -f "$obj/arch/x86/boot/bzImage" ]; } ||
+if [ ! -f "$obj/arch/x86/boot/bzImage" ] ||
+	{ [ ! -f "$obj/Module.symvers" ] && [ ! -f "$obj/vmlinux.symvers" ]; }; then
 	die "the $tree kernel is not built in $obj (run scripts/build-kernel.sh $tree)"
+fi
 grep -qx 'CONFIG_MODULES=y' "$obj/.config" ||
 	die "$obj/.config has no CONFIG_MODULES"
 [ -f "$mod_src/dmp_fault.c" ] || die "no module sources at $mod_src"
@@ -50,6 +52,7 @@ kmake modules_prepare >>"$log" 2>&1 || { tail -n 40 "$log" >&2; die "modules_pre
 # built in there are no in-tree modules, so it would be vmlinux.symvers
 # over again: copy that instead of walking the whole tree.
 if [ ! -f "$obj/Module.symvers" ] || [ "$obj/vmlinux.symvers" -nt "$obj/Module.symvers" ]; then
+	[ -f "$obj/vmlinux.symvers" ] || die "$obj has neither Module.symvers nor vmlinux.symvers"
 	[ ! -s "$obj/modules.order" ] ||
 		die "$obj has in-tree modules: run 'make modules' there to get Module.symvers"
 	cp "$obj/vmlinux.symvers" "$obj/Module.symvers"
