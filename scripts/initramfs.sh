@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Build the guest's initramfs (uncompressed cpio): busybox, bash, fio,
 # dmsetup, mdadm, make-bcache, kmod, the ext4 and xfs tools, perf, the
-# installed dm-poll kselftests and
-# the guest jobs, each binary with the shared libraries it links.  The
+# installed dm-poll kselftests and the guest jobs, each binary with the
+# shared libraries it links.  The
 # same image boots the base and the patched kernel: it holds no
 # kernel-specific file (vm-run.sh appends the kernel's modules).
 # Prints the path of the cpio archive.

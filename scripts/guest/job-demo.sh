@@ -9,9 +9,7 @@ set -u
 # The selftests' helpers: device set-up with teardown, interrupt counts.
 # shellcheck source=/dev/null
 . /kselftest/dm-poll/lib.sh
-# The stack is modules: load its cores and null_blk, as the tests do.
-modprobe -a dm_mod md_mod || exit 1
-dmp_have_nullb || { echo "# null_blk with configfs not available"; exit 1; }
+dmp_load_stack || exit 1
 
 runtime=${1:-3}
 read -r -a nvme <<<"$DM_POLL_NVME_DEVS"

@@ -19,9 +19,7 @@
 set -u
 # shellcheck source=/dev/null
 . /kselftest/dm-poll/lib.sh
-# The stack is modules: load its cores and null_blk, as the tests do.
-modprobe -a dm_mod md_mod || exit 1
-dmp_have_nullb || { echo "# null_blk with configfs not available"; exit 1; }
+dmp_load_stack || exit 1
 
 stack=${1:?stack}
 workload=${2:-4k-randread-qd16}

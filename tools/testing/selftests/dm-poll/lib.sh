@@ -463,6 +463,16 @@ dmp_have_nullb()
 	[ -d /sys/kernel/config/nullb ]
 }
 
+# dmp_load_stack: dm_mod, md_mod and null_blk loaded, for the guest jobs
+# that build stacks outside a test (bench, demo, profile).
+dmp_load_stack()
+{
+	if ! modprobe -a dm_mod md_mod || ! dmp_have_nullb; then
+		echo "# cannot load dm_mod, md_mod and null_blk"
+		return 1
+	fi
+}
+
 # dmp_require_nullb: null_blk configured through configfs, or skip.
 dmp_require_nullb()
 {
