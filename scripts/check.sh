@@ -9,8 +9,12 @@
 #
 # Then, on the patched series, the debug kernel (scripts/debug.config:
 # KASAN, lockdep, DEBUG_ATOMIC_SLEEP, DEBUG_LIST, debug objects, kmemleak;
-# booted with panic_on_warn=1) runs the kselftests of scripts/debug-tests,
-# a subset that fits CI's time, and kmemleak is scanned after them.
+# booted with panic_on_warn=1) runs the kselftests of scripts/debug-tests
+# (those not marked "full": a subset that fits CI's time), and kmemleak is
+# scanned after them.
+#   FULL=1      the stress loops of the tests at full length (DMP_FULL=1 in
+#               the guest; the default runs a quarter), and every test of
+#               scripts/debug-tests on the debug kernel
 #   DEBUG=1     the debug kernel only, with every kselftest (or TESTS)
 #   DEBUG=0     no debug kernel
 #   QUICK=1     the inner loop: the kselftests (TESTS) in the VM only, no
@@ -26,6 +30,12 @@ debug=${DEBUG:-}
 scripts=$SP_TOP/scripts
 start=$(date +%s)
 quick=${QUICK:-}
+full=${FULL:-}
+case $full in
+'' | 0) full='' ;;
+1) ;;
+*) die "FULL=$full: 1 (full-length stress loops) or unset" ;;
+esac
 [ -z "$quick" ] || debug=0
 case $tree:$debug in
 base:1) die "DEBUG=1 is the patched series' debug kernel: not with BASE=1" ;;
@@ -135,6 +145,9 @@ vm_suite() {
 # guest's; hung tasks are still reported, after 5 minutes.
 debug_append="panic_on_warn=1 nowatchdog rcupdate.rcu_cpu_stall_timeout=300"
 debug_append="$debug_append sysctl.kernel.hung_task_timeout_secs=300"
+# PCI interrupt routing from the MP table: the debug kernel's ACPI
+# interpreter runs QEMU's _PRT loop into its 30 s timeout (debug.config).
+debug_append="$debug_append acpi=noirq"
 # Full preemption on the debug kernel (PREEMPT_DYNAMIC): io_uring's
 # iopoll loop and the poll callbacks run preemptible there, as on a
 # preempt=full distribution boot.  The patched kernel runs Debian's
@@ -151,12 +164,21 @@ debug_preempt_full()
 	fi
 }
 
+# debug_tests: the tests of scripts/debug-tests make check runs on the
+# debug kernel: with FULL=1 all, else those not marked "full".
+debug_tests() {
+	awk -v full="$full" '!/^#/ && NF && (full || $2 != "full") { print $1 }' \
+		"$scripts/debug-tests" | tr '\n' ' '
+}
+
 tests=${TESTS:-$(all_tests)}
 if [ "$tree" = debug ]; then
-	vm_suite check-debug "$kernel" 5400 "$tests" --append "$debug_append"
+	vm_suite check-debug "$kernel" $((full ? 14400 : 5400)) "$tests" \
+		--append "$debug_append${full:+ sp.full=1}"
 	debug_preempt_full
 else
-	vm_suite "check-$tree" "$kernel" 1800 "$tests"
+	vm_suite "check-$tree" "$kernel" $((full ? 3600 : 1800)) "$tests" \
+		${full:+--append sp.full=1}
 fi
 
 if [ "$tree" = patched ] && [ "$debug" != 0 ]; then
@@ -164,8 +186,8 @@ if [ "$tree" = patched ] && [ "$debug" != 0 ]; then
 	debug_kernel=$(bash "$scripts/build-kernel.sh" debug)
 	host_check "dmp_fault test module builds against the debug kernel" \
 		bash "$scripts/build-module.sh" debug
-	vm_suite check-debug "$debug_kernel" 2400 \
-		"$(grep -v '^#' "$scripts/debug-tests" | tr '\n' ' ')" --append "$debug_append"
+	vm_suite check-debug "$debug_kernel" $((full ? 5400 : 1800)) "$(debug_tests)" \
+		--append "$debug_append${full:+ sp.full=1}"
 	debug_preempt_full
 fi
 

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Many rings on one device, under 50 suspend and resume cycles.  While a
+# Many rings on one device, under suspend and resume cycles (50 with
+# DMP_FULL=1).  While a
 # device is suspended, polled bios fail with BLK_STS_AGAIN and io_uring
 # resubmits them from its workers, and bios DM holds complete by
 # interrupt after resume.  A ring polls a bio through a pointer that by
@@ -22,13 +23,13 @@ ktap_set_plan 3
 dmp_dm_create rings-striped "0 131072 striped 2 8 $a 0 $b 0" ||
 	ktap_exit_fail_msg "cannot create dm-striped"
 dev=$DMP_NODE
-dmp_rings_under_load "dm-striped: noflush suspend and resume" "$dev" 4 50 \
+dmp_rings_under_load "dm-striped: noflush suspend and resume" "$dev" 4 "$(dmp_scaled 50)" \
 	dmp_dm_suspend_resume "${dev#/dev/mapper/}" --noflush
 
 dmp_dm_create rings-linear "0 65536 linear $a 131072
 65536 65536 linear $b 131072" || ktap_exit_fail_msg "cannot create dm-linear"
 dev=$DMP_NODE
-dmp_rings_under_load "dm-linear over two devices: suspend and resume" "$dev" 4 50 \
+dmp_rings_under_load "dm-linear over two devices: suspend and resume" "$dev" 4 "$(dmp_scaled 50)" \
 	dmp_dm_suspend_resume "${dev#/dev/mapper/}"
 
 # dm-linear over the dm-striped device: the lower device's bios are
@@ -36,6 +37,6 @@ dmp_rings_under_load "dm-linear over two devices: suspend and resume" "$dev" 4 5
 dmp_dm_create rings-nested "0 131072 linear /dev/mapper/$DMP_PREFIX-rings-striped 0" ||
 	ktap_exit_fail_msg "cannot create dm-linear over dm-striped"
 dev=$DMP_NODE
-dmp_rings_under_load "dm-linear over dm-striped: lower noflush suspend" "$dev" 4 50 \
+dmp_rings_under_load "dm-linear over dm-striped: lower noflush suspend" "$dev" 4 "$(dmp_scaled 50)" \
 	dmp_dm_suspend_resume "$DMP_PREFIX-rings-striped" --noflush
 ktap_finished

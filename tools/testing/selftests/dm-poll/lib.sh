@@ -784,6 +784,18 @@ dmp_freeze_queue()
 	v=$(cat "$f") && echo "$v" >"$f"
 }
 
+# dmp_scaled N: how many cycles (or seconds) of a stress loop to run: N
+# with DMP_FULL=1 (make check FULL=1), a quarter of N, at least 1, in
+# the default run, which has to fit CI's time.
+dmp_scaled()
+{
+	if [ "${DMP_FULL:-0}" = 1 ]; then
+		echo "$1"
+	else
+		echo $(($1 / 4 > 0 ? $1 / 4 : 1))
+	fi
+}
+
 # dmp_after_pause SECONDS CMD...
 dmp_after_pause()
 {

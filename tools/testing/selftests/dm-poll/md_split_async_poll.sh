@@ -10,7 +10,7 @@
 # reference that the suspend waits for; raid1 polls no bio it splits.
 # Rings with IOSQE_ASYNC, and for linear rings that issue inline, with
 # REQ_NOWAIT, across the boundaries while the array is suspended over and
-# over: every I/O must complete within 5 s, with its data, and for linear
+# over (100 times with DMP_FULL=1): every I/O must complete within 5 s, with its data, and for linear
 # every part must have reached the members polled.  The linear members
 # are pieces of dmp_fault, which spins 2 ms in ->submit_bio(), so that a
 # suspend often starts between the parts: on the series that polled md's
@@ -67,14 +67,14 @@ dmpf_md_linear_pieces 16 ||
 dmpf_snapshot
 echo "# md linear of 16 members of 1 MiB on dmp_fault: 15 boundaries"
 dmp_rings_under_load "md linear: IOSQE_ASYNC across members, suspends" \
-	"$DMP_NODE" 4 100 md_suspend "$DMP_NODE"
+	"$DMP_NODE" 4 "$(dmp_scaled 100)" md_suspend "$DMP_NODE"
 check_rests "IOSQE_ASYNC"
 # Issued inline, with REQ_NOWAIT: md splits those too, and their parts
 # lose REQ_NOWAIT, so that none fails once another was sent.
 DMP_LOAD_ARGS="-b 4k-128k"
 dmpf_snapshot
 dmp_rings_under_load "md linear: polled across members, suspends" \
-	"$DMP_NODE" 4 100 md_suspend "$DMP_NODE"
+	"$DMP_NODE" 4 "$(dmp_scaled 100)" md_suspend "$DMP_NODE"
 check_rests "REQ_NOWAIT"
 DMP_LOAD_ARGS="-A -b 4k-128k"
 dmp_cleanup
@@ -85,5 +85,5 @@ dmp_md_create 1 --assume-clean -- "$a" "$b" ||
 DMP_LOAD_BASE=$((48 << 20))
 echo "# md raid1: the rings' slices from 48 MiB cross the 64 and 128 MiB barrier units"
 dmp_rings_under_load "md raid1: IOSQE_ASYNC across barrier units, suspends" \
-	"$DMP_NODE" 3 50 md_suspend "$DMP_NODE"
+	"$DMP_NODE" 3 "$(dmp_scaled 50)" md_suspend "$DMP_NODE"
 ktap_finished

@@ -38,17 +38,17 @@ ktap_set_plan 5
 dmp_dm_create hp-striped "0 131072 striped 2 8 $a 0 $b 0" ||
 	ktap_exit_fail_msg "cannot create dm-striped"
 striped=$DMP_NODE
-dmp_rings_under_load "dm-striped: cpu1 offline and online" "$striped" 4 10 cpu_off_on
+dmp_rings_under_load "dm-striped: cpu1 offline and online" "$striped" 4 "$(dmp_scaled 10)" cpu_off_on
 dmp_dm_create hp-nested "0 131072 linear $striped 0" ||
 	ktap_exit_fail_msg "cannot create dm-linear over dm-striped"
 dmp_rings_under_load "dm-linear over dm-striped: cpu1 offline and online" \
-	"$DMP_NODE" 4 10 cpu_off_on
+	"$DMP_NODE" 4 "$(dmp_scaled 10)" cpu_off_on
 dmp_cleanup
 
 dmp_md_create 0 --chunk=4 -- "$a" "$b" || ktap_exit_fail_msg "cannot create md raid0"
-dmp_rings_under_load "md raid0: cpu1 offline and online" "$DMP_NODE" 4 10 cpu_off_on
+dmp_rings_under_load "md raid0: cpu1 offline and online" "$DMP_NODE" 4 "$(dmp_scaled 10)" cpu_off_on
 dmp_cleanup
 
 dmpf_under_load "cpu1 offline and online" "$a" \
-	"clones=4 wq_every=5 fail_every=7 fail_status=again" 4 10 cpu_off_on
+	"clones=4 wq_every=5 fail_every=7 fail_status=again" 4 "$(dmp_scaled 10)" cpu_off_on
 ktap_finished

@@ -3,7 +3,7 @@
 #
 # Many polled rings on one stacked device at once: 16 processes, each with
 # its own ring, write and read back their slices of dm-striped, of
-# dm-linear over it and of md raid0, for 10 s each; then 8 rings on dm and
+# dm-linear over it and of md raid0, for 10 s each (DMP_FULL=1; 2 s by default); then 8 rings on dm and
 # 8 on md at the same time, whose upper bios come from the same bio cache,
 # so that a ring polls, through a stale pointer, a bio the other driver
 # has linked.  Rings poll each
@@ -24,10 +24,10 @@ ktap_set_plan 7
 dmp_dm_create many-striped "0 131072 striped 2 8 $a 0 $b 0" ||
 	ktap_exit_fail_msg "cannot create dm-striped"
 striped=$DMP_NODE
-dmp_rings_under_load "dm-striped" "$striped" 16 1 sleep 10
+dmp_rings_under_load "dm-striped" "$striped" 16 1 sleep "$(dmp_scaled 10)"
 dmp_dm_create many-nested "0 131072 linear $striped 0" ||
 	ktap_exit_fail_msg "cannot create dm-linear over dm-striped"
-dmp_rings_under_load "dm-linear over dm-striped" "$DMP_NODE" 16 1 sleep 10
+dmp_rings_under_load "dm-linear over dm-striped" "$DMP_NODE" 16 1 sleep "$(dmp_scaled 10)"
 dmp_cleanup
 # md raid0 over two 64 MiB dm-linear members: 8 MiB per ring, as above
 # (over the whole namespaces each ring's pass moved 64 MiB, over three
@@ -36,7 +36,7 @@ dmp_dm_create md-m0 "0 131072 linear $a 262144" || ktap_exit_fail_msg "cannot cr
 m0=$DMP_NODE
 dmp_dm_create md-m1 "0 131072 linear $b 262144" || ktap_exit_fail_msg "cannot create member"
 dmp_md_create 0 --chunk=4 -- "$m0" "$DMP_NODE" || ktap_exit_fail_msg "cannot create md raid0"
-dmp_rings_under_load "md raid0" "$DMP_NODE" 16 1 sleep 10
+dmp_rings_under_load "md raid0" "$DMP_NODE" 16 1 sleep "$(dmp_scaled 10)"
 dmp_cleanup
 
 # dm-striped on the first 64 MiB, md raid0 over dm-linear after them.
@@ -48,8 +48,8 @@ m0=$DMP_NODE
 dmp_dm_create mix-m1 "0 131072 linear $b 131072" || ktap_exit_fail_msg "cannot create member"
 dmp_md_create 0 --chunk=4 -- "$m0" "$DMP_NODE" || ktap_exit_fail_msg "cannot create md raid0"
 dmp_rings_under_load "dm-striped, with md raid0 at once" "$striped" 8 1 \
-	dmp_rings_under_load "md raid0, with dm-striped at once" "$DMP_NODE" 8 1 sleep 10
+	dmp_rings_under_load "md raid0, with dm-striped at once" "$DMP_NODE" 8 1 sleep "$(dmp_scaled 10)"
 dmp_cleanup
 
-dmpf_under_load "16 rings" "$a" "clones=8 wq_every=9 stray_poll=1" 16 1 sleep 10
+dmpf_under_load "16 rings" "$a" "clones=8 wq_every=9 stray_poll=1" 16 1 sleep "$(dmp_scaled 10)"
 ktap_finished

@@ -10,9 +10,9 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/fault_lib.sh"
 
-# I/O waits for the reset: a second or two, but half a minute on a debug
-# kernel under TCG, where the reset's ACPI calls time out.  The limit is
-# there to catch a bio that nobody polls any more, which never completes.
+# I/O waits for the reset: a second or two, far longer on a debug kernel
+# under TCG.  The limit is there to catch a bio that nobody polls any
+# more, which never completes.
 DMP_LOAD_MAX_LAT_MS=90000
 DMP_LOAD_PASS_S=590
 
@@ -35,15 +35,15 @@ reset_both()
 
 ktap_print_header
 ktap_set_plan 5
-dmp_rings_under_load "raw $a and $b: controller resets" "$a" 2 3 reset_both
+dmp_rings_under_load "raw $a and $b: controller resets" "$a" 2 "$(dmp_scaled 3)" reset_both
 dmp_dm_create reset-striped "0 131072 striped 2 8 $a 0 $b 0" ||
 	ktap_exit_fail_msg "cannot create dm-striped"
-dmp_rings_under_load "dm-striped: controller resets" "$DMP_NODE" 4 3 reset_both
+dmp_rings_under_load "dm-striped: controller resets" "$DMP_NODE" 4 "$(dmp_scaled 3)" reset_both
 dmp_cleanup
 dmp_md_create 0 --chunk=4 -- "$a" "$b" || ktap_exit_fail_msg "cannot create md raid0"
-dmp_rings_under_load "md raid0: controller resets" "$DMP_NODE" 4 3 reset_both
+dmp_rings_under_load "md raid0: controller resets" "$DMP_NODE" 4 "$(dmp_scaled 3)" reset_both
 dmp_cleanup
 
 dmpf_under_load "controller resets" "$a" \
-	"clones=4 wq_every=5 fail_every=7 fail_status=again" 4 3 reset_both
+	"clones=4 wq_every=5 fail_every=7 fail_status=again" 4 "$(dmp_scaled 3)" reset_both
 ktap_finished
