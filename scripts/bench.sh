@@ -43,7 +43,7 @@ if [ -n "$smoke" ]; then
 	out=$SP_BUILD/bench-smoke
 	rm -rf "$out"
 	mkdir -p "$out"
-	bash "$scripts/vm-run.sh" --icount --timeout 900 --name bench-smoke \
+	bash "$scripts/vm-run.sh" --icount --timeout 1800 --name bench-smoke \
 		"$patched_kernel" bench smoke 1
 	# The report wants both kernels: the smoke run stands in for each.
 	python3 "$scripts/bench-report.py" --base "$SP_LOGS/bench-smoke.out" \

@@ -50,6 +50,8 @@ struct opts {
 	unsigned int bs_min, bs_max;
 	unsigned int lbs;	/* the device's logical block size */
 	unsigned int seed;
+	/* -P: the sector numbers in the pattern are the device's plus this */
+	long long pattern_shift;
 	int expect_errno;
 	/* I/O may fail with these; what it missed goes unchecked */
 	int allow_errno[MAX_ALLOW];
@@ -128,6 +130,12 @@ static bool check_sector(const unsigned char *p, unsigned int seed, unsigned lon
 		printf("# sector %llu: header right, payload corrupt\n",
 		       sector);
 	return false;
+}
+
+/* The sector number the pattern gives the device's byte offset OFF. */
+static unsigned long long pattern_sector(const struct opts *o, unsigned long long off)
+{
+	return off / SECTOR + o->pattern_shift;
 }
 
 static unsigned long long elapsed_us(const struct timespec *a)
@@ -231,7 +239,7 @@ static bool complete(const struct opts *o, struct slot *s, int res,
 		for (i = 0; i < s->len / SECTOR; i++)
 			if (!unwritten[(s->off - o->offset) / SECTOR + i] &&
 			    !check_sector((unsigned char *)s->buf + i * SECTOR,
-					  o->seed, s->off / SECTOR + i)) {
+					  o->seed, pattern_sector(o, s->off) + i)) {
 				ok = false;
 				break;
 			}
@@ -269,7 +277,7 @@ static int run_pass(const struct opts *o, struct io_uring *ring, int fd,
 			if (write)
 				for (k = 0; k < s->len / SECTOR; k++)
 					fill_sector((unsigned char *)s->buf + k * SECTOR,
-						    o->seed, s->off / SECTOR + k);
+						    o->seed, pattern_sector(o, s->off) + k);
 			else
 				memset(s->buf, 0xa5, s->len);
 			prep(sqe, o, fd, s, i, write);
@@ -402,6 +410,9 @@ static void print_help(const char *prog)
 		"  -b MIN[-MAX]      I/O size, or a random size in [MIN,MAX] (default 4096)\n"
 		"  -q DEPTH          queue depth (default 8)\n"
 		"  -S SEED           pattern seed (default 1)\n"
+		"  -P SECTORS        the pattern numbers each sector as the device's sector\n"
+		"                    plus SECTORS (may be negative): check, through the\n"
+		"                    device below, what a mapping wrote at its own sectors\n"
 		"  -I                interrupt driven: no IORING_SETUP_IOPOLL\n"
 		"  -F                use registered (fixed) buffers\n"
 		"  -A                IOSQE_ASYNC: io-wq issues every I/O, without NOWAIT\n"
@@ -455,7 +466,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	*o = (struct opts){ .do_write = true, .do_read = true, .iopoll = true,
 			    .qd = 8, .bs_min = 4096, .bs_max = 4096, .seed = 1,
 			    .time_limit_s = 180 };
-	while ((c = getopt(argc, argv, "m:o:s:b:q:S:fIFADWe:E:L:T:")) != -1) {
+	while ((c = getopt(argc, argv, "m:o:s:b:q:S:P:fIFADWe:E:L:T:")) != -1) {
 		switch (c) {
 		case 'm':
 			o->expect_zeros = !strcmp(optarg, "zeros");
@@ -464,6 +475,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'o':
 			o->offset = parse_size(optarg);
+			break;
+		case 'P':
+			o->pattern_shift = strtoll(optarg, NULL, 0);
 			break;
 		case 's':
 			o->size = parse_size(optarg);

@@ -564,6 +564,23 @@ dmp_check_polled()
 	fi
 }
 
+# dmp_check_below DESC LOWER START SEED SIZE: the pattern of seed SEED that
+# a mapping wrote at its first SIZE bytes is on LOWER from sector START,
+# numbered with the mapping's own sectors: read directly from LOWER, so a
+# mapping that shifts reads and writes alike cannot pass.  One KTAP result.
+dmp_check_below()
+{
+	local desc=$1 lower=$2 start=$3 out
+
+	if out=$("$DMP_VERIFY" -m read -o $((start * 512)) -s "$5" -P "-$start" -S "$4" \
+		-L "$DMP_MAX_LAT_MS" "$lower" 2>&1); then
+		ktap_test_pass "$desc: the data is on the device below, at the table's sectors"
+	else
+		echo "$out" | head -n 5
+		ktap_test_fail "$desc: the device below does not hold it at the table's sectors"
+	fi
+}
+
 # dmp_check_polled_parts DESC DEV PARTS VERIFY-ARGS...: dmp_check_polled,
 # and DEV, an md array, completed PARTS bios in all: md accounts each part
 # of a bio that it or the block layer split, so a split shows there.
