@@ -22,21 +22,30 @@
 #               one CPU-cost point, and raw, dm-linear and dm-striped over
 #               the 10 us latency model; the live bio objects must come
 #               back after the stacks are gone
+#   --smoke --built   the same on the kernel and initramfs already built,
+#               nothing installed, applied or built (make check runs it
+#               beside the debug kernel's build)
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-smoke=''
+smoke='' built=''
 [ "${1:-}" = --smoke ] && smoke=1
+[ -n "$smoke" ] && [ "${2:-}" = --built ] && built=1
 scripts=$SP_TOP/scripts
 runtime=${RUNTIME:-1}
 reps=${REPS:-2}
-bash "$scripts/deps.sh"
+if [ -n "$built" ]; then
+	patched_kernel=$(sp_obj patched)/arch/x86/boot/bzImage
+	[ -s "$patched_kernel" ] || die "bench smoke --built: no kernel at $patched_kernel"
+else
+	bash "$scripts/deps.sh"
+	bash "$scripts/base-tree.sh"
+	bash "$scripts/apply-series.sh"
+	[ -n "$smoke" ] || base_kernel=$(bash "$scripts/build-kernel.sh" base)
+	patched_kernel=$(bash "$scripts/build-kernel.sh" patched)
+	bash "$scripts/initramfs.sh" >/dev/null
+fi
 need_cmds python3 gnuplot
-bash "$scripts/base-tree.sh"
-bash "$scripts/apply-series.sh"
-[ -n "$smoke" ] || base_kernel=$(bash "$scripts/build-kernel.sh" base)
-patched_kernel=$(bash "$scripts/build-kernel.sh" patched)
-bash "$scripts/initramfs.sh" >/dev/null
 release() { cat "$(sp_obj "$1")/include/config/kernel.release"; }
 
 if [ -n "$smoke" ]; then

@@ -94,12 +94,13 @@ if [ -z "$quick" ]; then
 		bash "$scripts/test-harness.sh" "$kernel"
 fi
 
-# bench_smoke: a few points of make bench under -icount.  It runs one
-# host thread, whose guest time does not depend on the host's load: it
-# runs beside the debug kernel's build, after the timed VM tests.
+# bench_smoke: a few points of make bench under -icount, on the kernel
+# built above.  It runs one host thread, whose guest time does not depend
+# on the host's load: it runs beside the debug kernel's build, after the
+# timed VM tests.
 bench_smoke() {
 	host_check "make bench smoke: a few points under -icount, JSON, table, plot" \
-		bash "$scripts/bench.sh" --smoke
+		bash "$scripts/bench.sh" --smoke --built
 }
 
 # all_tests: every installed dm-poll test but the known issues, each of
@@ -189,8 +190,12 @@ fi
 smoke_pid=''
 if [ "$tree" = patched ] && [ -z "$quick" ]; then
 	if [ "$debug" != 0 ]; then
+		# Its own process group, so that a failing make check ends it too.
+		set -m
 		bench_smoke &
 		smoke_pid=$!
+		set +m
+		trap 'kill -- -$smoke_pid 2>/dev/null || true' EXIT
 	else
 		bench_smoke
 	fi
@@ -198,8 +203,13 @@ fi
 
 if [ "$tree" = patched ] && [ "$debug" != 0 ]; then
 	say "check: the debug kernel"
-	debug_kernel=$(bash "$scripts/build-kernel.sh" debug)
-	[ -z "$smoke_pid" ] || wait "$smoke_pid"
+	build_rc=0
+	debug_kernel=$(bash "$scripts/build-kernel.sh" debug) || build_rc=$?
+	if [ -n "$smoke_pid" ]; then
+		wait "$smoke_pid" || true
+		trap - EXIT
+	fi
+	[ "$build_rc" = 0 ] || die "the debug kernel did not build"
 	host_check "dmp_fault test module builds against the debug kernel" \
 		bash "$scripts/build-module.sh" debug
 	vm_suite check-debug "$debug_kernel" $((full ? 5400 : 1800)) "$(debug_tests)" \

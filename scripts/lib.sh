@@ -74,8 +74,25 @@ need_cmds() {
 run_logged() {
 	local log=$1
 	shift
-	if ! "$@" >"$log" 2>&1; then
+	"$@" >"$log" 2>&1 &
+	if ! sp_wait_progress $! "${log##*/}" "$log"; then
 		tail -n 40 "$log" >&2
 		die "'$*' failed; full log: $log"
 	fi
+}
+
+# sp_wait_progress PID LABEL FILE: wait for the background job PID and
+# return its status; meanwhile, every minute, a line with the last line
+# of FILE, so that a long step is seen to move.
+sp_wait_progress() {
+	local pid=$1 label=$2 file=$3 n=0 rc=0
+
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep 1
+		n=$((n + 1))
+		[ $((n % 60)) != 0 ] ||
+			say "$label: $n s, last: $(tail -n 1 "$file" 2>/dev/null | tr -d '\r' | cut -c1-100)"
+	done
+	wait "$pid" || rc=$?
+	return "$rc"
 }

@@ -26,6 +26,13 @@ expect 1 case-skip '# ok 1 dm-linear: polled # SKIP no poll queues' \
 expect 1 whole-skip '# 1..0 # SKIP io_poll is 0' 'ok 1 selftests: dm-poll: a.sh # SKIP'
 expect 0 known-issue 'ok - known issue: b.sh # SKIP bug 42 open'
 expect 1 failure '# not ok 1 dm-linear: polled' 'not ok 1 selftests: dm-poll: a.sh'
+# The diagnostics before a failure are shown with it, those of the case
+# before it not.
+expect 1 why '# # a fine line' '# ok 1 first' '# # ring 0: write took 6 s' \
+	'# not ok 2 second' 'not ok 1 selftests: dm-poll: a.sh'
+if ! grep -qx '    # ring 0: write took 6 s' "$tmp/why.out" || grep -q 'a fine line' "$tmp/why.out"; then
+	die "tap-summary: the diagnostics before a failure: $(cat "$tmp/why.out")"
+fi
 rc=0
 bash "$summary" "$tmp/case-skip.tap" >/dev/null || rc=$?
 [ "$rc" = 0 ] || die "tap-summary: a skip failed without --no-skips (the base kernel's run)"

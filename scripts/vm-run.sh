@@ -99,7 +99,8 @@ qemu=(qemu-system-x86_64 "${accel[@]}" -cpu max -smp 2 -m 2G
 say "vm[$name]: booting $kernel, job $job${*:+ $*} (console: $console)"
 start=$(date +%s)
 rc=0
-timeout -k 10 "$timeout" "${qemu[@]}" </dev/null >"$SP_LOGS/$name.qemu" 2>&1 || rc=$?
+timeout -k 10 "$timeout" "${qemu[@]}" </dev/null >"$SP_LOGS/$name.qemu" 2>&1 &
+sp_wait_progress $! "vm[$name]" "$console" || rc=$?
 elapsed=$(($(date +%s) - start))
 [ "$rc" = 0 ] || [ "$rc" = 124 ] ||
 	{ cat "$SP_LOGS/$name.qemu" >&2; die "vm[$name]: qemu failed ($rc)"; }

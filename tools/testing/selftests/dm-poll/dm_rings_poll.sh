@@ -2,13 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Many rings on one device, under suspend and resume cycles (50 with
-# DMP_FULL=1).  While a
-# device is suspended, polled bios fail with BLK_STS_AGAIN and io_uring
-# resubmits them from its workers, and bios DM holds complete by
-# interrupt after resume.  A ring polls a bio through a pointer that by
-# then may name another ring's bio (the bio cache reuses it at once), so
-# ->poll_bio() must cope with a bio that another task polls, or is still
-# submitting.  Every I/O must complete, with its data.
+# DMP_FULL=1, 12 by default).  While a device is suspended, polled bios
+# fail with BLK_STS_AGAIN and io_uring resubmits them from its workers,
+# and bios DM holds complete by interrupt after resume.  A ring polls a
+# bio through a pointer that by then may name another ring's bio (the bio
+# cache reuses it at once), so ->poll_bio() must cope with a bio that
+# another task polls, or is still submitting.  Every I/O must complete,
+# with its data.
 . "$(dirname "$0")/lib.sh"
 
 dmp_require_root
@@ -37,6 +37,7 @@ dmp_rings_under_load "dm-linear over two devices: suspend and resume" "$dev" 4 "
 dmp_dm_create rings-nested "0 131072 linear /dev/mapper/$DMP_PREFIX-rings-striped 0" ||
 	ktap_exit_fail_msg "cannot create dm-linear over dm-striped"
 dev=$DMP_NODE
-dmp_rings_under_load "dm-linear over dm-striped: lower noflush suspend" "$dev" 4 "$(dmp_scaled 50)" \
+dmp_rings_under_load "dm-linear over dm-striped: lower noflush suspend" "$dev" 4 \
+	"$(dmp_scaled 50)" \
 	dmp_dm_suspend_resume "$DMP_PREFIX-rings-striped" --noflush
 ktap_finished

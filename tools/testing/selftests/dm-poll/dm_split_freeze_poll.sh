@@ -28,7 +28,7 @@ dmpf_knobs submit_delay_us=2000
 dmp_dm_create striped "0 65536 striped 2 64 $DMPF_DEV 0 $b 0" ||
 	ktap_exit_fail_msg "cannot create dm-striped over dmp_fault and $b"
 dmp_rings_under_load "dm-striped: polled across chunks, queue freezes" \
-	"$DMP_NODE" 4 "$(dmp_scaled 300)" dmp_freeze_queue "$DMP_NODE"
+	"$DMP_NODE" 4 300 dmp_freeze_queue "$DMP_NODE"
 dmp_cleanup
 dmpf_check_unload "unload" "$a"
 ktap_finished

@@ -4,10 +4,11 @@
  * it back, polled (IORING_SETUP_IOPOLL, O_DIRECT) or interrupt driven, and
  * check the result of every completion.
  *
- * Every 512-byte sector carries its own sector number and the run's seed,
- * followed by pseudo-random filler derived from both, so data that lands on
- * the wrong sector, is torn, or is stale from another run is caught no
- * matter which I/O sizes wrote or read it.
+ * Every 512-byte sector carries its own sector number (with -P, that of the
+ * mapping above it) and the run's seed, followed by pseudo-random filler
+ * derived from both, so data that lands on the wrong sector, is torn, or is
+ * stale from another run is caught no matter which I/O sizes wrote or read
+ * it.
  *
  * Exit status follows kselftest: 0 pass, 1 fail, 4 skip.
  */
@@ -52,6 +53,8 @@ struct opts {
 	unsigned int seed;
 	/* -P: the sector numbers in the pattern are the device's plus this */
 	long long pattern_shift;
+	/* -R: created once an I/O has completed with its data */
+	const char *ready_file;
 	int expect_errno;
 	/* I/O may fail with these; what it missed goes unchecked */
 	int allow_errno[MAX_ALLOW];
@@ -186,6 +189,20 @@ static bool errno_allowed(const struct opts *o, int res)
 	return false;
 }
 
+/* -R: tell whoever waits for the load that it is under way; once. */
+static void mark_ready(const struct opts *o)
+{
+	static bool marked;
+	int fd;
+
+	if (marked)
+		return;
+	fd = open(o->ready_file, O_WRONLY | O_CREAT, 0644);
+	if (fd >= 0)
+		close(fd);
+	marked = true;
+}
+
 static bool complete(const struct opts *o, struct slot *s, int res,
 		     bool write, struct stats *st)
 {
@@ -227,6 +244,8 @@ static bool complete(const struct opts *o, struct slot *s, int res,
 		goto out;
 	}
 	st->bytes += s->len;
+	if (o->ready_file)
+		mark_ready(o);
 	if (!write && o->expect_zeros) {
 		for (i = 0; i < s->len; i++)
 			if (((unsigned char *)s->buf)[i]) {
@@ -413,6 +432,7 @@ static void print_help(const char *prog)
 		"  -P SECTORS        the pattern numbers each sector as the device's sector\n"
 		"                    plus SECTORS (may be negative): check, through the\n"
 		"                    device below, what a mapping wrote at its own sectors\n"
+		"  -R FILE           create FILE once the first I/O has completed\n"
 		"  -I                interrupt driven: no IORING_SETUP_IOPOLL\n"
 		"  -F                use registered (fixed) buffers\n"
 		"  -A                IOSQE_ASYNC: io-wq issues every I/O, without NOWAIT\n"
@@ -460,13 +480,13 @@ static int parse_errnos(struct opts *o, const char *list)
 
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
-	char *dash;
+	char *dash, *end;
 	int c;
 
 	*o = (struct opts){ .do_write = true, .do_read = true, .iopoll = true,
 			    .qd = 8, .bs_min = 4096, .bs_max = 4096, .seed = 1,
 			    .time_limit_s = 180 };
-	while ((c = getopt(argc, argv, "m:o:s:b:q:S:P:fIFADWe:E:L:T:")) != -1) {
+	while ((c = getopt(argc, argv, "m:o:s:b:q:S:P:R:fIFADWe:E:L:T:")) != -1) {
 		switch (c) {
 		case 'm':
 			o->expect_zeros = !strcmp(optarg, "zeros");
@@ -477,7 +497,12 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			o->offset = parse_size(optarg);
 			break;
 		case 'P':
-			o->pattern_shift = strtoll(optarg, NULL, 0);
+			o->pattern_shift = strtoll(optarg, &end, 10);
+			if (end == optarg || *end)
+				return -1;
+			break;
+		case 'R':
+			o->ready_file = optarg;
 			break;
 		case 's':
 			o->size = parse_size(optarg);

@@ -697,7 +697,8 @@ dmp_check_verified()
 # dmp_rings_under_load DESC DEV RINGS CYCLES CMD...: run CMD CYCLES times
 # while RINGS processes, each with an io_uring of its own, write and read
 # back their own slice of DEV (at most 32 MiB) with polled I/O, over and
-# over until the cycles are done.  Every I/O must complete within 5 s
+# over until the cycles are done; the cycles start once every ring has
+# completed an I/O (or 30 s have passed).  Every I/O must complete within 5 s
 # (DMP_LOAD_MAX_LAT_MS), each pass within 180 s (DMP_LOAD_PASS_S), with
 # its data.  With DMP_LOAD_ALLOW_ERRNO set (errnos, comma separated), I/O
 # may also fail with those errnos: what was written is still read back
@@ -714,6 +715,11 @@ dmp_rings_under_load()
 		-b 4k-64k -q 8)
 	shift 4
 
+	case $cycles in
+	[1-9] | [1-9]*[0-9]) ;;
+	*) ktap_test_fail "$desc: '$cycles' cycles"; return ;;
+	esac
+
 	# shellcheck disable=SC2206 # options, split on purpose
 	args+=(${DMP_LOAD_ARGS:-})
 	[ -z "${DMP_LOAD_ALLOW_ERRNO:-}" ] ||
@@ -722,9 +728,20 @@ dmp_rings_under_load()
 	[ "$slice" -le $((32 << 20)) ] || slice=$((32 << 20))
 	rm -f "$tmp.stop"
 	for ((r = 0; r < rings; r++)); do
+		rm -f "$tmp.$r.ready"
 		dmp_load_ring "$tmp.stop" "$dev" $((121 + r)) "${args[@]}" \
-			-o $((base + r * slice)) -s "$slice" >"$tmp.$r" 2>&1 &
+			-o $((base + r * slice)) -s "$slice" -R "$tmp.$r.ready" >"$tmp.$r" 2>&1 &
 		pids+=($!)
+	done
+	# On a slow machine a ring takes a while to start: CMD is to run under
+	# the load of every ring, however few its cycles.
+	for ((r = 0; r < rings; r++)); do
+		for ((i = 0; i < 300; i++)); do
+			if [ -e "$tmp.$r.ready" ] || ! kill -0 "${pids[$r]}" 2>/dev/null; then
+				break
+			fi
+			sleep 0.1
+		done
 	done
 	for ((i = 1; i <= cycles; i++)); do
 		"$@" || { echo "# $desc: '$*' failed ($i)"; rc=1; break; }
@@ -733,7 +750,7 @@ dmp_rings_under_load()
 	for ((r = 0; r < rings; r++)); do
 		wait "${pids[$r]}" || rc=1
 		sed -n "s/^# /# ring $r: /p" "$tmp.$r"
-		rm -f "$tmp.$r"
+		rm -f "$tmp.$r" "$tmp.$r.ready"
 	done
 	rm -f "$tmp.stop"
 	desc="$desc under polled load ($rings rings, $cycles times)"

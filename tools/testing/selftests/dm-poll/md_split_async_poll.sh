@@ -10,8 +10,9 @@
 # reference that the suspend waits for; raid1 polls no bio it splits.
 # Rings with IOSQE_ASYNC, and for linear rings that issue inline, with
 # REQ_NOWAIT, across the boundaries while the array is suspended over and
-# over (100 times with DMP_FULL=1): every I/O must complete within 5 s, with its data, and for linear
-# every part must have reached the members polled.  The linear members
+# over (100 times with DMP_FULL=1, 25 by default): every I/O must
+# complete within 5 s, with its data, and for linear every part must
+# have reached the members polled.  The linear members
 # are pieces of dmp_fault, which spins 2 ms in ->submit_bio(), so that a
 # suspend often starts between the parts: on the series that polled md's
 # splits and resubmitted the rest, one did within a few cycles and the

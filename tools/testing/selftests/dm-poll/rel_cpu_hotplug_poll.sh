@@ -38,7 +38,8 @@ ktap_set_plan 5
 dmp_dm_create hp-striped "0 131072 striped 2 8 $a 0 $b 0" ||
 	ktap_exit_fail_msg "cannot create dm-striped"
 striped=$DMP_NODE
-dmp_rings_under_load "dm-striped: cpu1 offline and online" "$striped" 4 "$(dmp_scaled 10)" cpu_off_on
+dmp_rings_under_load "dm-striped: cpu1 offline and online" "$striped" 4 "$(dmp_scaled 10)" \
+	cpu_off_on
 dmp_dm_create hp-nested "0 131072 linear $striped 0" ||
 	ktap_exit_fail_msg "cannot create dm-linear over dm-striped"
 dmp_rings_under_load "dm-linear over dm-striped: cpu1 offline and online" \

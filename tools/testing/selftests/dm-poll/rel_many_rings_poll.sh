@@ -3,10 +3,10 @@
 #
 # Many polled rings on one stacked device at once: 16 processes, each with
 # its own ring, write and read back their slices of dm-striped, of
-# dm-linear over it and of md raid0, for 10 s each (DMP_FULL=1; 2 s by default); then 8 rings on dm and
-# 8 on md at the same time, whose upper bios come from the same bio cache,
-# so that a ring polls, through a stale pointer, a bio the other driver
-# has linked.  Rings poll each
+# dm-linear over it and of md raid0, for 10 s each (DMP_FULL=1; 2 s by
+# default); then 8 rings on dm and 8 on md at the same time, whose upper
+# bios come from the same bio cache, so that a ring polls, through a
+# stale pointer, a bio the other driver has linked.  Rings poll each
 # other's bios through reused pointers (see dm_rings_poll.sh) and share
 # the poll queues.  And 16 rings on dmp_fault, each bio cut into 8
 # clones, some sent from a workqueue, with stray polls of the bio
@@ -48,7 +48,8 @@ m0=$DMP_NODE
 dmp_dm_create mix-m1 "0 131072 linear $b 131072" || ktap_exit_fail_msg "cannot create member"
 dmp_md_create 0 --chunk=4 -- "$m0" "$DMP_NODE" || ktap_exit_fail_msg "cannot create md raid0"
 dmp_rings_under_load "dm-striped, with md raid0 at once" "$striped" 8 1 \
-	dmp_rings_under_load "md raid0, with dm-striped at once" "$DMP_NODE" 8 1 sleep "$(dmp_scaled 10)"
+	dmp_rings_under_load "md raid0, with dm-striped at once" "$DMP_NODE" 8 1 \
+		sleep "$(dmp_scaled 10)"
 dmp_cleanup
 
 dmpf_under_load "16 rings" "$a" "clones=8 wq_every=9 stray_poll=1" 16 1 sleep "$(dmp_scaled 10)"

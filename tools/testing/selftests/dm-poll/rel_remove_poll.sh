@@ -21,18 +21,12 @@ dmp_require_nullb
 dmp_get_nvme_devs 1
 a=${DMP_NVME[0]}
 
-# nullb_power_off DEV: remove the null_blk disk DEV (configfs power 0)
-# once the rings have got some I/O through it (on a slow machine a ring
-# may take seconds to start, and a ring with no I/O through fails).
+# nullb_power_off DEV: remove the null_blk disk DEV (configfs power 0).
 nullb_power_off()
 {
-	local name stat i
+	local name
 
-	for ((i = 0; i < 600; i++)); do
-		read -r -a stat <"$(dmp_sysfs "$1")/stat"
-		[ $((stat[0] + stat[4])) -lt 256 ] || break
-		sleep 0.1
-	done
+	sleep 1
 	for name in /sys/kernel/config/nullb/"$DMP_PREFIX"-*; do
 		[ "/dev/${name##*/}" = "$1" ] || continue
 		echo 0 >"$name/power" && return 0
