@@ -10,6 +10,7 @@
 #   DM_POLL_NVME_DEVS    NVMe namespaces with poll queues (nvme.poll_queues=N)
 #   DM_POLL_NVME_CHARS   matching NVMe generic char devices (/dev/ngXnY), optional
 #   DM_POLL_VIRTIO_DEV   a virtio-blk disk with poll queues (virtio_blk.poll_queues=N)
+#   DMP_FULL=1           stress loops at full length (see dmp_scaled)
 # null_blk devices are created through configfs when null_blk is available.
 # A test whose devices are not given reports SKIP with the reason.
 
