@@ -7,16 +7,16 @@
 #   TESTS="a.sh b.sh"  run only these kselftests (default: all but those
 #                      in scripts/known-issues, which are reported skipped)
 #
-# Then, on the patched series, the debug kernel (scripts/debug.config:
-# KASAN, lockdep, DEBUG_ATOMIC_SLEEP, DEBUG_LIST, debug objects, kmemleak;
-# booted with panic_on_warn=1) runs the kselftests of scripts/debug-tests
-# (those not marked "full": a subset that fits CI's time), and kmemleak is
-# scanned after them.
 #   FULL=1      the stress loops of the tests at full length (DMP_FULL=1 in
-#               the guest; the default runs a quarter), and every test of
-#               scripts/debug-tests on the debug kernel
+#               the guest; the default runs a quarter), and then, on the
+#               patched series, the debug kernel (scripts/debug.config:
+#               KASAN, lockdep, DEBUG_ATOMIC_SLEEP, DEBUG_LIST, debug
+#               objects, kmemleak; booted with panic_on_warn=1 and
+#               preempt=full) runs the kselftests of scripts/debug-tests,
+#               and kmemleak is scanned after them.  Its cold build and
+#               its run do not fit make check's 60 minutes.
 #   DEBUG=1     the debug kernel only, with every kselftest (or TESTS)
-#   DEBUG=0     no debug kernel
+#   DEBUG=0     no debug kernel, also with FULL=1
 #   QUICK=1     the inner loop: the kselftests (TESTS) in the VM only, no
 #               host checks, no debug kernel, no bench smoke
 #
@@ -170,11 +170,9 @@ debug_preempt_full()
 	fi
 }
 
-# debug_tests: the tests of scripts/debug-tests make check runs on the
-# debug kernel: with FULL=1 all, else those not marked "full".
+# debug_tests: the tests of scripts/debug-tests.
 debug_tests() {
-	awk -v full="$full" '!/^#/ && NF && (full || $2 != "full") { print $1 }' \
-		"$scripts/debug-tests" | tr '\n' ' '
+	grep -v '^#' "$scripts/debug-tests" | tr '\n' ' '
 }
 
 tests=${TESTS:-$(all_tests)}
@@ -187,9 +185,12 @@ else
 		${full:+--append sp.full=1}
 fi
 
+# The debug kernel after the patched one: with FULL=1, unless DEBUG=0.
+after_debug=''
+[ "$tree" != patched ] || [ -z "$full" ] || [ "$debug" = 0 ] || after_debug=1
 smoke_pid=''
 if [ "$tree" = patched ] && [ -z "$quick" ]; then
-	if [ "$debug" != 0 ]; then
+	if [ -n "$after_debug" ]; then
 		# Its own process group, so that a failing make check ends it too.
 		set -m
 		bench_smoke &
@@ -201,7 +202,7 @@ if [ "$tree" = patched ] && [ -z "$quick" ]; then
 	fi
 fi
 
-if [ "$tree" = patched ] && [ "$debug" != 0 ]; then
+if [ -n "$after_debug" ]; then
 	say "check: the debug kernel"
 	build_rc=0
 	debug_kernel=$(bash "$scripts/build-kernel.sh" debug) || build_rc=$?
@@ -212,7 +213,7 @@ if [ "$tree" = patched ] && [ "$debug" != 0 ]; then
 	[ "$build_rc" = 0 ] || die "the debug kernel did not build"
 	host_check "dmp_fault test module builds against the debug kernel" \
 		bash "$scripts/build-module.sh" debug
-	vm_suite check-debug "$debug_kernel" $((full ? 5400 : 1800)) "$(debug_tests)" \
+	vm_suite check-debug "$debug_kernel" 5400 "$(debug_tests)" \
 		--append "$debug_append${full:+ sp.full=1}"
 	debug_preempt_full
 fi

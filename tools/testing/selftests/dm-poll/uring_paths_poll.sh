@@ -1,0 +1,76 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# io_uring's other ways to issue polled I/O, through dm-striped and md
+# raid0 with bios split across chunks: registered buffers, IOSQE_ASYNC
+# (io-wq issues the I/O, without REQ_NOWAIT), and SQPOLL with IOPOLL (the
+# SQ thread submits and polls) are polled end to end, 0 interrupts.
+# Synchronous RWF_HIPRI I/O (fio pvsync2 --hipri, as blktests block/007
+# runs it) is not polled on 6.12 (block/fops.c polls only io_uring's
+# async direct I/O): it must complete, with its data, by interrupt.
+. "$(dirname "$0")/lib.sh"
+
+dmp_require_root
+dmp_require_cmds dmsetup mdadm fio
+dmp_get_nvme_devs 2
+a=${DMP_NVME[0]} b=${DMP_NVME[1]}
+
+# paths_fio DEV ENGINE-ARGS...: fio writes 16 MiB of DEV in 4k-128k and
+# reads it back, crc32c verified; DMP_IRQS gets the interrupts below DEV.
+paths_fio()
+{
+	local dev=$1
+	shift
+
+	DMP_IRQ_RE=$(dmp_irq_regex "$dev")
+	dmp_run_counted DMP_IRQS fio --name=paths --filename="$dev" --size=16M \
+		--direct=1 --rw=randwrite --bsrange=4k-128k --iodepth=8 \
+		--verify=crc32c --verify_fatal=1 --randseed=11 \
+		--output=/tmp/paths-fio.log "$@"
+}
+
+# check_fio DESC DEV polled|irq ENGINE-ARGS...: paths_fio, and the
+# interrupts below DEV match the mode.  One KTAP result.
+check_fio()
+{
+	local desc=$1 dev=$2 mode=$3
+	shift 3
+
+	if ! paths_fio "$dev" "$@"; then
+		sed 's/^/# /' /tmp/paths-fio.log | tail -n 10
+		ktap_test_fail "$desc: fio failed"
+	elif [ -z "$DMP_IRQ_RE" ]; then
+		ktap_test_fail "$desc: no device below $dev has interrupts to count"
+	elif [ "$mode" = polled ] && [ "$DMP_IRQS" -ne 0 ]; then
+		ktap_test_fail "$desc: $DMP_IRQS interrupts during polled I/O"
+	elif [ "$mode" = irq ] && [ "$DMP_IRQS" -eq 0 ]; then
+		ktap_test_fail "$desc: 0 interrupts: completions were not counted"
+	else
+		ktap_test_pass "$desc: verified, $DMP_IRQS interrupts"
+	fi
+}
+
+# paths_cases STACK DEV: the four ways on one stack; four KTAP results.
+paths_cases()
+{
+	local stack=$1 dev=$2
+
+	dmp_check_polled "$stack: registered buffers" "$dev" -F -s 16M -b 4k-128k -q 8 -S 61
+	dmp_check_polled "$stack: IOSQE_ASYNC, issued from io-wq" "$dev" \
+		-A -s 16M -b 4k-128k -q 8 -S 62
+	check_fio "$stack: SQPOLL and IOPOLL" "$dev" polled \
+		--ioengine=io_uring --hipri=1 --sqthread_poll=1
+	check_fio "$stack: pvsync2 RWF_HIPRI, by interrupt" "$dev" irq \
+		--ioengine=pvsync2 --hipri=1 --iodepth=1
+}
+
+ktap_print_header
+ktap_set_plan 8
+# 4 KiB chunks: most bios are split.
+dmp_dm_create paths-striped "0 131072 striped 2 8 $a 0 $b 0" ||
+	ktap_exit_fail_msg "cannot create dm-striped"
+paths_cases dm-striped "$DMP_NODE"
+dmp_cleanup
+dmp_md_create 0 --chunk=4 -- "$a" "$b" || ktap_exit_fail_msg "cannot create md raid0"
+paths_cases "md raid0" "$DMP_NODE"
+ktap_finished
