@@ -72,27 +72,33 @@ need_cmds() {
 
 # run_logged LOG CMD...: run CMD with output in LOG; on failure show its tail.
 run_logged() {
-	local log=$1
+	local log=$1 ticker rc=0
 	shift
-	"$@" >"$log" 2>&1 &
-	if ! sp_wait_progress $! "${log##*/}" "$log"; then
+	sp_ticker "${log##*/}" "$log" &
+	ticker=$!
+	"$@" >"$log" 2>&1 || rc=$?
+	kill "$ticker" 2>/dev/null || true
+	if [ "$rc" != 0 ]; then
 		tail -n 40 "$log" >&2
 		die "'$*' failed; full log: $log"
 	fi
 }
 
-# sp_wait_progress PID LABEL FILE: wait for the background job PID and
-# return its status; meanwhile, every minute, a line with the last line
-# of FILE, so that a long step is seen to move.
-sp_wait_progress() {
-	local pid=$1 label=$2 file=$3 n=0 rc=0
+# sp_ticker LABEL FILE: in the background of a long step (kill it after),
+# a line every minute with the last line of FILE, so that the step is seen
+# to move.  Its stdout is not the caller's: a $(...) does not wait for it.
+sp_ticker() {
+	local n=0 s=''
 
-	while kill -0 "$pid" 2>/dev/null; do
-		sleep 1
-		n=$((n + 1))
-		[ $((n % 60)) != 0 ] ||
-			say "$label: $n s, last: $(tail -n 1 "$file" 2>/dev/null | tr -d '\r' | cut -c1-100)"
+	exec >/dev/null
+	# Killed, it takes its sleep along: nothing it holds open outlives it.
+	trap 'kill "$s" 2>/dev/null; exit 0' TERM
+	while :; do
+		sleep 60 2>/dev/null &
+		s=$!
+		wait "$s" || exit 0
+		kill -0 $$ 2>/dev/null || exit 0
+		n=$((n + 60))
+		say "$1: $n s, last: $(tail -n 1 "$2" 2>/dev/null | tr -d '\r' | cut -c1-100)"
 	done
-	wait "$pid" || rc=$?
-	return "$rc"
 }

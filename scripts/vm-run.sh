@@ -99,8 +99,18 @@ qemu=(qemu-system-x86_64 "${accel[@]}" -cpu max -smp 2 -m 2G
 say "vm[$name]: booting $kernel, job $job${*:+ $*} (console: $console)"
 start=$(date +%s)
 rc=0
+sp_ticker "vm[$name]" "$console" 9>&- &
+ticker=$!
+# timeout runs in a process group of its own, which a ^C does not reach:
+# ending this script ends the VM.
 timeout -k 10 "$timeout" "${qemu[@]}" </dev/null >"$SP_LOGS/$name.qemu" 2>&1 &
-sp_wait_progress $! "vm[$name]" "$console" || rc=$?
+qpid=$!
+trap 'kill -TERM "$qpid" "$ticker" 2>/dev/null' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+wait "$qpid" || rc=$?
+trap - EXIT INT TERM
+kill "$ticker" 2>/dev/null || true
 elapsed=$(($(date +%s) - start))
 [ "$rc" = 0 ] || [ "$rc" = 124 ] ||
 	{ cat "$SP_LOGS/$name.qemu" >&2; die "vm[$name]: qemu failed ($rc)"; }

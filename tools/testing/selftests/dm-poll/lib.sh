@@ -716,10 +716,10 @@ dmp_rings_under_load()
 		-b 4k-64k -q 8)
 	shift 4
 
-	case $cycles in
-	[1-9] | [1-9]*[0-9]) ;;
-	*) ktap_test_fail "$desc: '$cycles' cycles"; return ;;
-	esac
+	if ! [[ $cycles =~ ^[1-9][0-9]*$ ]]; then
+		ktap_test_fail "$desc: '$cycles' cycles"
+		return
+	fi
 
 	# shellcheck disable=SC2206 # options, split on purpose
 	args+=(${DMP_LOAD_ARGS:-})
@@ -736,11 +736,10 @@ dmp_rings_under_load()
 	done
 	# On a slow machine a ring takes a while to start: CMD is to run under
 	# the load of every ring, however few its cycles.
+	i=0
 	for ((r = 0; r < rings; r++)); do
-		for ((i = 0; i < 300; i++)); do
-			if [ -e "$tmp.$r.ready" ] || ! kill -0 "${pids[$r]}" 2>/dev/null; then
-				break
-			fi
+		while [ ! -e "$tmp.$r.ready" ] && kill -0 "${pids[$r]}" 2>/dev/null &&
+			[ $((i++)) -lt 300 ]; do
 			sleep 0.1
 		done
 	done
