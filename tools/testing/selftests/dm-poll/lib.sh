@@ -662,6 +662,12 @@ dmp_check_irq()
 	fi
 }
 
+# dmp_iowq_workers: the io-wq workers of the iopoll_verify output on stdin.
+dmp_iowq_workers()
+{
+	sed -n 's/.* iowq_workers \([0-9]*\).*/\1/p'
+}
+
 # dmp_check_iowq DESC DEV VERIFY-ARGS...: I/O that DEV fails with
 # BLK_STS_AGAIN at once (REQ_NOWAIT) is retried by io_uring from an io-wq
 # worker: data verified, and at least one worker seen.  One KTAP result.
@@ -671,7 +677,7 @@ dmp_check_iowq()
 	shift 2
 
 	out=$("$DMP_VERIFY" "$@" "$dev") || rc=$?
-	workers=$(sed -n 's/.* iowq_workers \([0-9]*\).*/\1/p' <<<"$out")
+	workers=$(dmp_iowq_workers <<<"$out")
 	if [ "$rc" -ne 0 ]; then
 		ktap_test_fail "$desc: I/O failed: $(tr '\n' ' ' <<<"$out" | cut -c1-300)"
 	elif [ "${workers:-0}" -le 0 ]; then

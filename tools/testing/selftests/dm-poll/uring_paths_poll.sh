@@ -56,7 +56,7 @@ check_iowq()
 {
 	local workers
 
-	workers=$(sed -n 's/.* iowq_workers \([0-9]*\).*/\1/p' "$2")
+	workers=$(dmp_iowq_workers <"$2")
 	if [ "${workers:-0}" -gt 0 ]; then
 		ktap_test_pass "$1: $workers io-wq workers issued the I/O"
 	else
