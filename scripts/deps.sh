@@ -14,6 +14,7 @@ packages=(
 	busybox-static bash coreutils util-linux fio mdadm dmsetup	# guest userspace
 	bcache-tools			# make-bcache in the guest
 	e2fsprogs xfsprogs		# filesystems on the stacks, in the guest
+	lvm2 fdisk			# LVM on partitions (lvm, sfdisk), in the guest
 	liburing-dev rsync		# iopoll_verify; kselftest install
 	shellcheck
 	gnuplot-nox			# make bench: the plot

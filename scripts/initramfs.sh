@@ -1,16 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Build the guest's initramfs (uncompressed cpio): busybox, bash, fio,
-# dmsetup, mdadm, make-bcache, kmod, the ext4 and xfs tools, perf, the
-# installed dm-poll kselftests and the guest jobs, each binary with the
-# shared libraries it links.  The
-# same image boots the base and the patched kernel: it holds no
-# kernel-specific file (vm-run.sh appends the kernel's modules).
+# dmsetup, mdadm, make-bcache, kmod, the ext4 and xfs tools, lvm and
+# sfdisk, perf, the installed dm-poll kselftests and the guest jobs, each
+# binary with the shared libraries it links.  The same image boots the
+# base and the patched kernel: it holds no kernel-specific file (vm-run.sh
+# appends the kernel's modules).
 # Prints the path of the cpio archive.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-need_cmds busybox fio dmsetup mdadm make-bcache cpio ldd kmod mke2fs e2fsck mkfs.xfs xfs_repair
+need_cmds busybox fio dmsetup mdadm make-bcache cpio ldd kmod mke2fs e2fsck mkfs.xfs xfs_repair \
+	lvm sfdisk
 [ -f /usr/include/liburing.h ] || die "liburing-dev missing (run: make deps)"
 patched=$(sp_src patched)
 [ -d "$patched/tools/testing/selftests/dm-poll" ] ||
@@ -59,6 +60,16 @@ ln -s ../bin/kmod "$root/usr/sbin/modprobe"
 copy_with_libs "$(command -v mke2fs)" "$(command -v e2fsck)" \
 	"$(command -v mkfs.xfs)" "$(command -v xfs_repair)"
 ln -s mke2fs "$root/usr/bin/mkfs.ext4"
+# LVM: the one lvm binary (lvcreate and the others are its links), with a
+# configuration for a guest without udev and daemons; sfdisk for the
+# partitions the PVs sit on.
+copy_with_libs "$(command -v lvm)" "$(command -v sfdisk)"
+for tool in pvcreate pvremove pvmove pvs vgcreate vgremove vgs lvcreate lvremove \
+	lvextend lvconvert lvchange lvs; do
+	ln -s lvm "$root/usr/bin/$tool"
+done
+mkdir -p "$root/etc/lvm"
+install -m 644 "$SP_TOP/scripts/guest/lvm.conf" "$root/etc/lvm/lvm.conf"
 # perf for make profile (guest job "profile"), where the host has it.
 ! command -v perf >/dev/null || copy_with_libs "$(command -v perf)"
 cp /bin/busybox "$root/usr/bin/busybox"

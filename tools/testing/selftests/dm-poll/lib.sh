@@ -492,7 +492,8 @@ dmp_irqs()
 
 # dmp_irq_regex DEV...: the interrupt names of the NVMe controllers or
 # virtio-blk devices behind DEVs, following dm and md stacks down through
-# slaves/ and NVMe multipath heads down through multipath/.
+# slaves/ and NVMe multipath heads down through multipath/, and partitions
+# to their disks.
 dmp_irq_regex()
 {
 	local d re=""
@@ -508,6 +509,8 @@ dmp_irq_regex_sysfs()
 {
 	local sys=$1 lower parent re=""
 
+	# A partition (LVM's PVs) interrupts as its disk.
+	[ ! -e "$sys/partition" ] || sys=${sys%/*}
 	for lower in "$sys"/slaves/* "$sys"/multipath/*; do
 		[ -e "$lower" ] &&
 			re="$re|$(dmp_irq_regex_sysfs "$(readlink -f "$lower")")"
