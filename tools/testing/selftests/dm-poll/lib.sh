@@ -29,6 +29,8 @@ DMP_TEARDOWN=()
 DMP_NTABLES=0
 DMP_NLOADS=0
 DMP_NMD=0
+# The load rings of dmp_rings_under_load still running.
+DMP_LOAD_PIDS=()
 
 # Without udev, libdevmapper must create /dev/mapper nodes itself and must
 # not wait for udev cookies.
@@ -40,11 +42,64 @@ dmp_cleanup()
 {
 	local i
 
+	dmp_kill_loads
 	for ((i = ${#DMP_TEARDOWN[@]} - 1; i >= 0; i--)); do
 		# shellcheck disable=SC2086 # a word list
 		dmp_teardown_one ${DMP_TEARDOWN[$i]}
 	done
 	DMP_TEARDOWN=()
+}
+
+# dmp_kill_loads: end the load rings of dmp_rings_under_load that still
+# run, as after a test that exits in the middle of one: with them their
+# iopoll_verify, which would keep the devices open.
+dmp_kill_loads()
+{
+	local pid pids=() i alive
+
+	[ "${#DMP_LOAD_PIDS[@]}" -gt 0 ] || return 0
+	for pid in "${DMP_LOAD_PIDS[@]}"; do
+		# shellcheck disable=SC2207 # numbers
+		pids+=($(dmp_kill_tree "$pid"))
+		wait "$pid" 2>/dev/null
+	done
+	echo "# cleanup: killed ${#DMP_LOAD_PIDS[@]} load rings still running"
+	DMP_LOAD_PIDS=()
+	rm -f /tmp/dmp-load.$$.*
+	# Those not our children: gone, or zombies, whose files are closed.
+	for ((i = 0; i < 100; i++)); do
+		alive=
+		for pid in "${pids[@]}"; do
+			case $(dmp_proc_state "$pid") in
+			'' | Z) ;;
+			*) alive="$alive $pid" ;;
+			esac
+		done
+		[ -n "$alive" ] || return 0
+		sleep 0.1
+	done
+	echo "# cleanup: killed load ring processes still there after 10 s:$alive"
+}
+
+# dmp_kill_tree PID: SIGKILL to PID and every process below it; prints
+# their PIDs.  PID is stopped first, so that it starts no other.
+dmp_kill_tree()
+{
+	local child
+
+	kill -STOP "$1" 2>/dev/null || return 0
+	while read -r child; do
+		dmp_kill_tree "$child"
+	done < <(awk -v ppid="$1" '{ sub(/.*\) /, "") } $2 == ppid {
+		split(FILENAME, f, "/"); print f[3] }' /proc/[0-9]*/stat 2>/dev/null)
+	kill -KILL "$1" 2>/dev/null
+	echo "$1"
+}
+
+# dmp_proc_state PID: R, S, D, Z...
+dmp_proc_state()
+{
+	sed 's/.*) \(.\).*/\1/' "/proc/$1/stat" 2>/dev/null
 }
 
 # dmp_teardown_one KIND NAME [MEMBER...]
@@ -80,6 +135,45 @@ DMP_KMSG_MARK="dm-poll: $(basename "$0") [$$] starts"
 echo "$DMP_KMSG_MARK" 2>/dev/null >/dev/kmsg || DMP_KMSG_MARK=
 DMP_EXIT_CMDS=()
 
+# dmp_devices: the dm devices, md arrays and null_blk configfs devices
+# there are, one "dm NAME", "md NAME" or "nullb NAME" a line, read from
+# sysfs, /proc and configfs: no tool that could load a module to answer.
+dmp_devices()
+{
+	local f
+
+	for f in /sys/block/dm-*/dm/name; do
+		[ -e "$f" ] && echo "dm $(cat "$f")"
+	done
+	[ ! -e /proc/mdstat ] || sed -n 's/^\(md[^ ]*\) : .*/md \1/p' /proc/mdstat
+	for f in /sys/kernel/config/nullb/*/; do
+		[ -d "$f" ] && f=${f%/} && echo "nullb ${f##*/}"
+	done
+}
+DMP_DEVICES_BEFORE=$(dmp_devices)
+
+# dmp_leftovers_check: the test left no dm device, md array or null_blk
+# device behind that was not there when it started (md lets a stopped
+# array go from a workqueue: allow 2 s).  Names each, and takes it down,
+# so that the next test does not fail on it.
+dmp_leftovers_check()
+{
+	local left i kind name
+
+	for ((i = 0; i < 20; i++)); do
+		left=$(dmp_devices | awk 'NR == FNR { before[$0]; next }
+			!($0 in before)' <(echo "$DMP_DEVICES_BEFORE") -)
+		[ -z "$left" ] && return 0
+		sleep 0.1
+	done
+	while read -r kind name; do
+		echo "# $(basename "$0") left $kind $name behind"
+		[ "$kind" = md ] && name=/dev/$name
+		dmp_teardown_one "$kind" "$name"
+	done <<<"$left"
+	return 1
+}
+
 # dmp_on_exit CMD: run CMD (a string, evaluated then) when the test exits,
 # before its devices are taken down: global settings to restore.
 dmp_on_exit()
@@ -108,8 +202,9 @@ dmp_kernel_log_check()
 	return 1
 }
 
-# The EXIT trap: the exit commands, the teardown, then the kernel log,
-# which fails the test if it shows a warning or worse.
+# The EXIT trap: the exit commands, the teardown (load rings still running
+# first), then what is left behind and the kernel log, each of which fails
+# the test if it shows a device or a warning or worse.
 dmp_exit()
 {
 	local rc=$? cmd
@@ -118,6 +213,7 @@ dmp_exit()
 		eval "$cmd"
 	done
 	dmp_cleanup
+	dmp_leftovers_check || rc=1
 	dmp_kernel_log_check || rc=1
 	exit "$rc"
 }
@@ -330,6 +426,30 @@ dmp_md_build()
 	dmp_md_settle "$node"
 	# shellcheck disable=SC2034 # for the caller
 	DMP_NODE=$node
+}
+
+# dmp_md_stop NODE: stop the array NODE (of dmp_md_create or dmp_md_build)
+# before the test ends, and clear its members' superblocks; a process that
+# just closed it may hold it a moment longer: retry for up to 5 s.
+dmp_md_stop()
+{
+	local i entry node
+
+	for ((i = 0; ; i++)); do
+		mdadm --stop "$1" >/dev/null 2>&1 && break
+		[ "$i" -lt 50 ] || { echo "# mdadm --stop $1 failed for 5 s"; return 1; }
+		sleep 0.1
+	done
+	for i in "${!DMP_TEARDOWN[@]}"; do
+		entry=${DMP_TEARDOWN[$i]}
+		read -r _ node _ <<<"$entry"
+		if [ "${entry%% *}" = md ] && [ "$node" = "$1" ]; then
+			# shellcheck disable=SC2086 # a word list
+			mdadm --zero-superblock ${entry#md "$1"} >/dev/null 2>&1
+			unset "DMP_TEARDOWN[$i]"
+		fi
+	done
+	DMP_TEARDOWN=("${DMP_TEARDOWN[@]}")
 }
 
 # dmp_md_settle NODE: md reads and writes by interrupt on its own: the
@@ -742,6 +862,7 @@ dmp_rings_under_load()
 		dmp_load_ring "$tmp.stop" "$dev" $((121 + r)) "${args[@]}" \
 			-o $((base + r * slice)) -s "$slice" -R "$tmp.$r.ready" >"$tmp.$r" 2>&1 &
 		pids+=($!)
+		DMP_LOAD_PIDS+=($!)
 	done
 	# On a slow machine a ring takes a while to start: CMD is to run under
 	# the load of every ring, however few its cycles.
@@ -760,7 +881,11 @@ dmp_rings_under_load()
 		wait "${pids[$r]}" || rc=1
 		sed -n "s/^# /# ring $r: /p" "$tmp.$r"
 		rm -f "$tmp.$r" "$tmp.$r.ready"
+		for i in "${!DMP_LOAD_PIDS[@]}"; do
+			[ "${DMP_LOAD_PIDS[$i]}" != "${pids[$r]}" ] || unset "DMP_LOAD_PIDS[$i]"
+		done
 	done
+	DMP_LOAD_PIDS=("${DMP_LOAD_PIDS[@]}")
 	rm -f "$tmp.stop"
 	desc="$desc under polled load ($rings rings, $cycles times)"
 	if [ "$rc" = 0 ]; then
