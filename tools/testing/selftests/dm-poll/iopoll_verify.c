@@ -10,6 +10,9 @@
  * stale from another run is caught no matter which I/O sizes wrote or read
  * it.
  *
+ * Several devices may be given: one ring (or each of -N rings) then has
+ * I/O in flight to all of them at once, each with its own seed.
+ *
  * Exit status follows kselftest: 0 pass, 1 fail, 4 skip.
  */
 #define _GNU_SOURCE
@@ -26,6 +29,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -35,9 +39,23 @@
 #define KSFT_FAIL	1
 #define KSFT_SKIP	4
 #define MAX_ALLOW	4
+#define MAX_DEVS	4
+#define MAX_RINGS	16
+#define MAX_SEGS	8	/* -V: lengths in the cycle */
+#define PAGE		4096
+
+/* -K: what happens to the rings once their first I/Os are in flight */
+enum abort_mode { ABORT_NONE, ABORT_CLOSE, ABORT_KILL };
 
 struct opts {
-	const char *dev;
+	const char *devs[MAX_DEVS];
+	unsigned int nr_devs;
+	unsigned int nr_rings;	/* -N: rings driven round robin by this thread */
+	/* -V: READV/WRITEV, each I/O cut into segments of these lengths, in turn */
+	unsigned int seg_len[MAX_SEGS];
+	unsigned int nr_segs;
+	unsigned int seg_offset;	/* each segment's offset in a page of its own */
+	enum abort_mode abort;
 	bool do_write, do_read;
 	bool expect_zeros;
 	bool iopoll;
@@ -49,7 +67,7 @@ struct opts {
 	unsigned int qd;
 	unsigned long long offset, size;
 	unsigned int bs_min, bs_max;
-	unsigned int lbs;	/* the device's logical block size */
+	unsigned int lbs;	/* the largest logical block size of the devices */
 	unsigned int seed;
 	/* -P: the sector numbers in the pattern are the device's plus this */
 	long long pattern_shift;
@@ -63,20 +81,50 @@ struct opts {
 	unsigned int time_limit_s;	/* the whole run; 0: none */
 };
 
+/* One device: the region of it that the run writes and reads. */
+struct target {
+	const char *path;
+	int fd;
+	unsigned int seed;	/* the run's seed plus the device's index */
+	/* Sectors a write failed to reach with the allowed errno: not verified. */
+	unsigned char *unwritten;
+	unsigned long long writes, reads;
+};
+
+/* The part of a target's region that one ring writes and reads. */
+struct stream {
+	struct target *t;
+	unsigned long long start, next, end;
+	unsigned long long rng;
+};
+
 struct slot {
 	void *buf;
+	struct stream *stream;
 	unsigned long long off;
 	unsigned int len;
 	struct timespec start;
 	bool busy;
+	/* -V: where the segments live, and this I/O's iovecs */
+	void *seg_area;
+	struct iovec *iov;
+	unsigned int nr_iov;
+};
+
+struct ring_ctx {
+	struct io_uring ring;
+	struct slot *slots;
+	struct stream streams[MAX_DEVS];
+	unsigned int inflight;
 };
 
 struct stats {
 	unsigned long long ios, bytes, errors, allowed, max_lat_us, total_lat_us;
 };
 
-/* Sectors a write failed to reach with the allowed errno: not verified. */
-static unsigned char *unwritten;
+static struct target targets[MAX_DEVS];
+/* The most rings that had I/O in flight at the same time. */
+static unsigned int max_rings_busy;
 
 static unsigned long long xorshift64(unsigned long long *s)
 {
@@ -110,8 +158,12 @@ static void fill_sector(unsigned char *p, unsigned int seed, unsigned long long 
 	}
 }
 
-/* Returns true if the sector holds what fill_sector() wrote. */
-static bool check_sector(const unsigned char *p, unsigned int seed, unsigned long long sector)
+/*
+ * Returns true if the sector holds what fill_sector() wrote; @dev prefixes
+ * the diagnostic ("" for the only device).
+ */
+static bool check_sector(const char *dev, const unsigned char *p, unsigned int seed,
+			 unsigned long long sector)
 {
 	unsigned char want[SECTOR];
 	unsigned int magic, got_seed;
@@ -124,14 +176,14 @@ static bool check_sector(const unsigned char *p, unsigned int seed, unsigned lon
 	memcpy(&got_seed, p + 4, 4);
 	memcpy(&got_sector, p + 8, 8);
 	if (magic != MAGIC)
-		printf("# sector %llu: no pattern (stale or torn data)\n",
-		       sector);
+		printf("# %ssector %llu: no pattern (stale or torn data)\n",
+		       dev, sector);
 	else if (got_sector != sector || got_seed != seed)
-		printf("# sector %llu: holds sector %llu of seed %u (misdirected or stale)\n",
-		       sector, got_sector, got_seed);
+		printf("# %ssector %llu: holds sector %llu of seed %u (misdirected or stale)\n",
+		       dev, sector, got_sector, got_seed);
 	else
-		printf("# sector %llu: header right, payload corrupt\n",
-		       sector);
+		printf("# %ssector %llu: header right, payload corrupt\n",
+		       dev, sector);
 	return false;
 }
 
@@ -161,23 +213,76 @@ static unsigned int pick_len(const struct opts *o, unsigned long long *rng,
 	return len < remaining ? len : remaining;
 }
 
+/* -V: the bytes segment @k of an I/O takes in its slot's segment area. */
+static unsigned int seg_room(const struct opts *o, unsigned int k)
+{
+	unsigned int len = o->seg_len[k % o->nr_segs];
+
+	return (o->seg_offset + len + PAGE - 1) / PAGE * PAGE;
+}
+
+/*
+ * -V: cut the I/O of slot @s into segments, each at seg_offset in pages
+ * of its own, so that every segment boundary is a gap to a device with a
+ * virt boundary (NVMe); a write's data is copied there from s->buf.
+ */
+static void build_iovecs(const struct opts *o, struct slot *s, bool write)
+{
+	unsigned char *area = s->seg_area;
+	unsigned int done = 0, k;
+
+	for (k = 0; done < s->len; k++) {
+		unsigned int len = o->seg_len[k % o->nr_segs];
+
+		if (len > s->len - done)
+			len = s->len - done;
+		s->iov[k].iov_base = area + o->seg_offset;
+		s->iov[k].iov_len = len;
+		if (write)
+			memcpy(area + o->seg_offset, (unsigned char *)s->buf + done, len);
+		else
+			memset(area + o->seg_offset, 0xa5, len);
+		done += len;
+		area += seg_room(o, k);
+	}
+	s->nr_iov = k;
+}
+
+/* -V: gather what a read brought into the segments back into s->buf. */
+static void gather_iovecs(struct slot *s)
+{
+	unsigned int done = 0, k;
+
+	for (k = 0; k < s->nr_iov; k++) {
+		memcpy((unsigned char *)s->buf + done, s->iov[k].iov_base,
+		       s->iov[k].iov_len);
+		done += s->iov[k].iov_len;
+	}
+}
+
 static void prep(struct io_uring_sqe *sqe, const struct opts *o, int fd,
 		 struct slot *s, unsigned int idx, bool write)
 {
-	if (o->fixed && write)
+	if (o->nr_segs) {
+		build_iovecs(o, s, write);
+		if (write)
+			io_uring_prep_writev(sqe, fd, s->iov, s->nr_iov, s->off);
+		else
+			io_uring_prep_readv(sqe, fd, s->iov, s->nr_iov, s->off);
+	} else if (o->fixed && write) {
 		io_uring_prep_write_fixed(sqe, fd, s->buf, s->len, s->off, idx);
-	else if (o->fixed)
+	} else if (o->fixed) {
 		io_uring_prep_read_fixed(sqe, fd, s->buf, s->len, s->off, idx);
-	else if (write)
+	} else if (write) {
 		io_uring_prep_write(sqe, fd, s->buf, s->len, s->off);
-	else
+	} else {
 		io_uring_prep_read(sqe, fd, s->buf, s->len, s->off);
+	}
 	io_uring_sqe_set_data64(sqe, idx);
 	if (o->async)
 		sqe->flags |= IOSQE_ASYNC;
 }
 
-/* Handle one completion; returns false on a failed check. */
 /* Whether a completion with result @res failed with an errno -E allows. */
 static bool errno_allowed(const struct opts *o, int res)
 {
@@ -203,28 +308,46 @@ static void mark_ready(const struct opts *o)
 	marked = true;
 }
 
+/* The device's name and a blank before a diagnostic, with several devices. */
+static const char *dev_prefix(const struct opts *o, const struct target *t)
+{
+	static char buf[300];
+
+	if (o->nr_devs == 1)
+		return "";
+	snprintf(buf, sizeof(buf), "%s ", t->path);
+	return buf;
+}
+
+/* Handle one completion; returns false on a failed check. */
 static bool complete(const struct opts *o, struct slot *s, int res,
 		     bool write, struct stats *st)
 {
 	unsigned long long lat = elapsed_us(&s->start);
+	struct target *t = s->stream->t;
+	const char *dev = dev_prefix(o, t);
+	const char *op = write ? "write" : "read";
 	bool ok = true;
 	unsigned int i;
 
 	s->busy = false;
 	st->ios++;
+	if (write)
+		t->writes++;
+	else
+		t->reads++;
 	st->total_lat_us += lat;
 	if (lat > st->max_lat_us)
 		st->max_lat_us = lat;
 	if (o->max_lat_ms && lat > o->max_lat_ms * 1000ULL) {
-		printf("# %s at %llu len %u took %llu us (limit %u ms)\n",
-		       write ? "write" : "read", s->off, s->len, lat, o->max_lat_ms);
+		printf("# %s%s at %llu len %u took %llu us (limit %u ms)\n",
+		       dev, op, s->off, s->len, lat, o->max_lat_ms);
 		ok = false;
 	}
 	if (o->expect_errno) {
 		if (res != -o->expect_errno) {
-			printf("# %s at %llu: res %d, expected -%s\n",
-			       write ? "write" : "read", s->off, res,
-			       strerrorname_np(o->expect_errno));
+			printf("# %s%s at %llu: res %d, expected -%s\n",
+			       dev, op, s->off, res, strerrorname_np(o->expect_errno));
 			ok = false;
 		}
 		goto out;
@@ -232,13 +355,13 @@ static bool complete(const struct opts *o, struct slot *s, int res,
 	if (errno_allowed(o, res)) {
 		st->allowed++;
 		if (write)
-			memset(unwritten + (s->off - o->offset) / SECTOR, 1,
+			memset(t->unwritten + (s->off - o->offset) / SECTOR, 1,
 			       s->len / SECTOR);
 		goto out;
 	}
 	if (res != (int)s->len) {
-		printf("# %s at %llu len %u: res %d (%s)\n",
-		       write ? "write" : "read", s->off, s->len, res,
+		printf("# %s%s at %llu len %u: res %d (%s)\n",
+		       dev, op, s->off, s->len, res,
 		       res < 0 ? strerror(-res) : "short I/O");
 		ok = false;
 		goto out;
@@ -246,19 +369,21 @@ static bool complete(const struct opts *o, struct slot *s, int res,
 	st->bytes += s->len;
 	if (o->ready_file)
 		mark_ready(o);
+	if (!write && o->nr_segs)
+		gather_iovecs(s);
 	if (!write && o->expect_zeros) {
 		for (i = 0; i < s->len; i++)
 			if (((unsigned char *)s->buf)[i]) {
-				printf("# read at %llu: byte %u is not zero\n",
-				       s->off, i);
+				printf("# %sread at %llu: byte %u is not zero\n",
+				       dev, s->off, i);
 				ok = false;
 				break;
 			}
 	} else if (!write) {
 		for (i = 0; i < s->len / SECTOR; i++)
-			if (!unwritten[(s->off - o->offset) / SECTOR + i] &&
-			    !check_sector((unsigned char *)s->buf + i * SECTOR,
-					  o->seed, pattern_sector(o, s->off) + i)) {
+			if (!t->unwritten[(s->off - o->offset) / SECTOR + i] &&
+			    !check_sector(dev, (unsigned char *)s->buf + i * SECTOR,
+					  t->seed, pattern_sector(o, s->off) + i)) {
 				ok = false;
 				break;
 			}
@@ -269,58 +394,143 @@ out:
 	return ok;
 }
 
-/* One pass over the region: writes the pattern or reads and checks it. */
-static int run_pass(const struct opts *o, struct io_uring *ring, int fd,
-		    struct slot *slots, bool write, struct stats *st)
+/* Queue an I/O on every idle slot of @rc whose stream has a part left. */
+static void fill_ring(const struct opts *o, struct ring_ctx *rc, bool write)
 {
-	unsigned long long rng = o->seed * 2654435761ULL + (write ? 1 : 2);
-	unsigned long long next = o->offset, end = o->offset + o->size;
-	unsigned int inflight = 0, i;
+	unsigned int i, k;
+
+	for (i = 0; i < o->qd; i++) {
+		struct slot *s = &rc->slots[i];
+		struct stream *sm = s->stream;
+		struct io_uring_sqe *sqe;
+
+		if (s->busy || sm->next >= sm->end)
+			continue;
+		sqe = io_uring_get_sqe(&rc->ring);
+		if (!sqe)
+			break;
+		s->off = sm->next;
+		s->len = pick_len(o, &sm->rng, sm->end - sm->next);
+		sm->next += s->len;
+		if (write)
+			for (k = 0; k < s->len / SECTOR; k++)
+				fill_sector((unsigned char *)s->buf + k * SECTOR,
+					    sm->t->seed, pattern_sector(o, s->off) + k);
+		else
+			memset(s->buf, 0xa5, s->len);
+		prep(sqe, o, sm->t->fd, s, i, write);
+		s->busy = true;
+		clock_gettime(CLOCK_MONOTONIC, &s->start);
+		rc->inflight++;
+	}
+}
+
+/* Take every completion @rc has; returns how many, or -1 on a bogus one. */
+static int reap_ring(const struct opts *o, struct ring_ctx *rc, bool write,
+		     struct stats *st)
+{
 	struct io_uring_cqe *cqe;
-	int ret;
+	int n = 0;
 
-	while (next < end || inflight) {
-		for (i = 0; i < o->qd && next < end; i++) {
-			struct slot *s = &slots[i];
-			struct io_uring_sqe *sqe;
-			unsigned int k;
+	while (io_uring_peek_cqe(&rc->ring, &cqe) == 0) {
+		unsigned int idx = io_uring_cqe_get_data64(cqe);
 
-			if (s->busy)
-				continue;
-			sqe = io_uring_get_sqe(ring);
-			if (!sqe)
-				break;
-			s->off = next;
-			s->len = pick_len(o, &rng, end - next);
-			next += s->len;
-			if (write)
-				for (k = 0; k < s->len / SECTOR; k++)
-					fill_sector((unsigned char *)s->buf + k * SECTOR,
-						    o->seed, pattern_sector(o, s->off) + k);
-			else
-				memset(s->buf, 0xa5, s->len);
-			prep(sqe, o, fd, s, i, write);
-			s->busy = true;
-			clock_gettime(CLOCK_MONOTONIC, &s->start);
-			inflight++;
-		}
-		ret = io_uring_submit_and_wait(ring, 1);
-		if (ret < 0) {
-			printf("# io_uring_submit_and_wait: %s\n", strerror(-ret));
+		if (idx >= o->qd || !rc->slots[idx].busy) {
+			printf("# bogus completion user_data %u\n", idx);
 			return -1;
 		}
-		while (io_uring_peek_cqe(ring, &cqe) == 0) {
-			unsigned int idx = io_uring_cqe_get_data64(cqe);
+		complete(o, &rc->slots[idx], cqe->res, write, st);
+		io_uring_cqe_seen(&rc->ring, cqe);
+		rc->inflight--;
+		n++;
+	}
+	return n;
+}
 
-			if (idx >= o->qd || !slots[idx].busy) {
-				printf("# bogus completion user_data %u\n", idx);
+/*
+ * -K: the I/Os of the first round are in flight, those of a polled ring
+ * linked wherever the stack below links them: close the rings, or be
+ * killed, without reaping them.  Returns only on a close.
+ */
+static int abort_rings(const struct opts *o, struct ring_ctx *rings)
+{
+	unsigned int r, submitted = 0, done = 0;
+
+	for (r = 0; r < o->nr_rings; r++) {
+		submitted += rings[r].inflight;
+		done += io_uring_cq_ready(&rings[r].ring);
+	}
+	printf("# %s with %u of %u I/Os outstanding\n",
+	       o->abort == ABORT_KILL ? "SIGKILL" : "closing the rings",
+	       submitted - done, submitted);
+	fflush(stdout);
+	if (submitted == done) {
+		printf("# every I/O had completed: nothing to abort\n");
+		return KSFT_FAIL;
+	}
+	if (o->abort == ABORT_KILL)
+		raise(SIGKILL);
+	for (r = 0; r < o->nr_rings; r++)
+		io_uring_queue_exit(&rings[r].ring);
+	return KSFT_PASS;
+}
+
+/*
+ * One pass over the regions: writes the pattern or reads and checks it.
+ * With one ring, submit and wait for a completion; with several, this
+ * thread goes round them, submitting and reaping what each has without
+ * waiting (a polled ring polls once).  Returns 0, -1 on a ring error, or
+ * 1 after -K closed the rings.
+ */
+static int run_pass(const struct opts *o, struct ring_ctx *rings, bool write,
+		    struct stats *st)
+{
+	unsigned int r, d, busy;
+	int ret, n;
+
+	for (r = 0; r < o->nr_rings; r++)
+		for (d = 0; d < o->nr_devs; d++) {
+			struct stream *sm = &rings[r].streams[d];
+
+			sm->next = sm->start;
+			sm->rng = (o->seed * 2654435761ULL + (write ? 1 : 2)) ^
+				  (r * MAX_DEVS + d) * 0x9e3779b97f4a7c15ULL;
+		}
+	do {
+		busy = 0;
+		n = 0;
+		for (r = 0; r < o->nr_rings; r++) {
+			struct ring_ctx *rc = &rings[r];
+
+			fill_ring(o, rc, write);
+			if (!rc->inflight)
+				continue;
+			busy++;
+			if (o->abort)
+				ret = io_uring_submit(&rc->ring);
+			else if (o->nr_rings == 1)
+				ret = io_uring_submit_and_wait(&rc->ring, 1);
+			else
+				ret = io_uring_submit_and_get_events(&rc->ring);
+			if (ret < 0) {
+				printf("# ring %u: io_uring_submit: %s\n", r, strerror(-ret));
 				return -1;
 			}
-			complete(o, &slots[idx], cqe->res, write, st);
-			io_uring_cqe_seen(ring, cqe);
-			inflight--;
+			if (o->abort)
+				continue;
+			ret = reap_ring(o, rc, write, st);
+			if (ret < 0)
+				return -1;
+			n += ret;
 		}
-	}
+		if (busy > max_rings_busy)
+			max_rings_busy = busy;
+		if (o->abort)
+			return abort_rings(o, rings) == KSFT_PASS ? 1 : -1;
+		/* Interrupt driven, several rings: let the completions come. */
+		if (busy && !n && !o->iopoll && o->nr_rings > 1)
+			sched_yield();
+	} while (busy);
 	return 0;
 }
 
@@ -329,22 +539,22 @@ static int run_pass(const struct opts *o, struct io_uring *ring, int fd,
  * of direct I/O (statx STATX_DIOALIGN), which plays the device's
  * logical block size.
  */
-static int open_file_size(const struct opts *o, int fd,
+static int open_file_size(const char *path, int fd,
 			  unsigned long long *size, unsigned int *align)
 {
 	struct statx stx;
 
 	if (statx(fd, "", AT_EMPTY_PATH, STATX_SIZE | STATX_TYPE | STATX_DIOALIGN,
 		  &stx)) {
-		printf("# statx %s: %s\n", o->dev, strerror(errno));
+		printf("# statx %s: %s\n", path, strerror(errno));
 		return -1;
 	}
 	if (!S_ISREG(stx.stx_mode)) {
-		printf("# %s is not a regular file (-f)\n", o->dev);
+		printf("# %s is not a regular file (-f)\n", path);
 		return -1;
 	}
 	if (!(stx.stx_mask & STATX_DIOALIGN) || !stx.stx_dio_offset_align) {
-		printf("# %s: its filesystem reports no direct I/O alignment\n", o->dev);
+		printf("# %s: its filesystem reports no direct I/O alignment\n", path);
 		return -1;
 	}
 	/* A tail shorter than the alignment cannot be read with O_DIRECT. */
@@ -353,16 +563,17 @@ static int open_file_size(const struct opts *o, int fd,
 	return 0;
 }
 
-static int open_device(struct opts *o, unsigned long long *dev_size)
+static int open_device(struct opts *o, const char *path,
+		       unsigned long long *dev_size)
 {
 	unsigned int lbs = SECTOR;
 	struct stat stbuf;
 	int fd;
 
-	fd = open(o->dev, (o->do_write ? O_RDWR : O_RDONLY) | O_DIRECT |
+	fd = open(path, (o->do_write ? O_RDWR : O_RDONLY) | O_DIRECT |
 		  (o->dsync ? O_DSYNC : 0));
 	if (fd < 0) {
-		printf("# open %s: %s\n", o->dev, strerror(errno));
+		printf("# open %s: %s\n", path, strerror(errno));
 		return -1;
 	}
 	/*
@@ -370,48 +581,77 @@ static int open_device(struct opts *o, unsigned long long *dev_size)
 	 * file on devtmpfs: the test would pass without touching any device.
 	 */
 	if (o->file) {
-		if (open_file_size(o, fd, dev_size, &lbs)) {
+		if (open_file_size(path, fd, dev_size, &lbs)) {
 			close(fd);
 			return -1;
 		}
 	} else if (fstat(fd, &stbuf) || !S_ISBLK(stbuf.st_mode)) {
-		printf("# %s is not a block device\n", o->dev);
+		printf("# %s is not a block device\n", path);
 		close(fd);
 		return -1;
 	} else if (ioctl(fd, BLKGETSIZE64, dev_size) || ioctl(fd, BLKSSZGET, &lbs)) {
-		printf("# %s: size ioctls: %s\n", o->dev, strerror(errno));
+		printf("# %s: size ioctls: %s\n", path, strerror(errno));
 		close(fd);
 		return -1;
 	}
-	o->lbs = lbs;
+	if (lbs > o->lbs)
+		o->lbs = lbs;
 	if (o->bs_min % lbs || o->bs_max % lbs || o->offset % lbs || o->size % lbs) {
 		printf("# %s: sizes and offset must be multiples of %u\n",
-		       o->dev, lbs);
+		       path, lbs);
 		close(fd);
 		return -1;
 	}
 	return fd;
 }
 
-static int setup_buffers(const struct opts *o, struct io_uring *ring,
-			 struct slot *slots)
+/* -V: the bytes of the segment area an I/O of bs_max bytes needs. */
+static size_t seg_area_size(const struct opts *o, unsigned int *nr_iov)
+{
+	unsigned int done = 0, k;
+	size_t size = 0;
+
+	for (k = 0; done < o->bs_max; k++) {
+		done += o->seg_len[k % o->nr_segs];
+		size += seg_room(o, k);
+	}
+	*nr_iov = k;
+	return size;
+}
+
+/* The slots of one ring: buffers, and slot i to device i % nr_devs. */
+static int setup_slots(const struct opts *o, struct ring_ctx *rc)
 {
 	struct iovec *iov = calloc(o->qd, sizeof(*iov));
-	unsigned int i;
+	unsigned int i, nr_iov = 0;
+	size_t area = o->nr_segs ? seg_area_size(o, &nr_iov) : 0;
 	int ret = 0;
 
-	if (!iov)
-		return -ENOMEM;
+	rc->slots = calloc(o->qd, sizeof(*rc->slots));
+	if (!iov || !rc->slots) {
+		ret = -ENOMEM;
+		goto out;
+	}
 	for (i = 0; i < o->qd; i++) {
-		if (posix_memalign(&slots[i].buf, 4096, o->bs_max)) {
+		struct slot *s = &rc->slots[i];
+
+		s->stream = &rc->streams[i % o->nr_devs];
+		if (posix_memalign(&s->buf, 4096, o->bs_max)) {
 			ret = -ENOMEM;
 			goto out;
 		}
-		iov[i].iov_base = slots[i].buf;
+		if (area) {
+			s->iov = calloc(nr_iov, sizeof(*s->iov));
+			if (!s->iov || posix_memalign(&s->seg_area, PAGE, area)) {
+				ret = -ENOMEM;
+				goto out;
+			}
+		}
+		iov[i].iov_base = s->buf;
 		iov[i].iov_len = o->bs_max;
 	}
 	if (o->fixed)
-		ret = io_uring_register_buffers(ring, iov, o->qd);
+		ret = io_uring_register_buffers(&rc->ring, iov, o->qd);
 out:
 	free(iov);
 	return ret;
@@ -420,7 +660,9 @@ out:
 static void print_help(const char *prog)
 {
 	fprintf(stderr,
-		"usage: %s [options] DEVICE\n"
+		"usage: %s [options] DEVICE [DEVICE...]\n"
+		"  several DEVICEs (up to 4): each ring has I/O to all at once, the\n"
+		"  same region of each, the pattern of device N with seed SEED + N\n"
 		"  -f                DEVICE is a regular file (direct I/O on a filesystem)\n"
 		"  -m write|read|rw  write the pattern, check it, or both (rw)\n"
 		"  -m zeros          read and expect zeros\n"
@@ -433,6 +675,17 @@ static void print_help(const char *prog)
 		"                    plus SECTORS (may be negative): check, through the\n"
 		"                    device below, what a mapping wrote at its own sectors\n"
 		"  -R FILE           create FILE once the first I/O has completed\n"
+		"  -N RINGS          this thread drives RINGS rings (up to 16) round robin,\n"
+		"                    submitting and reaping each without waiting; ring R\n"
+		"                    takes the R-th part of each region (fails unless all\n"
+		"                    rings had I/O in flight at once)\n"
+		"  -V LEN[,LEN...][@OFF]\n"
+		"                    READV/WRITEV: each I/O is cut into segments of these\n"
+		"                    lengths (multiples of 512, up to 8, in turn), each at\n"
+		"                    offset OFF (default 512) of pages of its own: segments\n"
+		"                    that break a virt boundary such as NVMe's\n"
+		"  -K close|kill     once the first I/Os are in flight, close the rings\n"
+		"                    without reaping them (exit 0), or SIGKILL this process\n"
 		"  -I                interrupt driven: no IORING_SETUP_IOPOLL\n"
 		"  -F                use registered (fixed) buffers\n"
 		"  -A                IOSQE_ASYNC: io-wq issues every I/O, without NOWAIT\n"
@@ -478,6 +731,31 @@ static int parse_errnos(struct opts *o, const char *list)
 	return *end ? -1 : 0;
 }
 
+/* "512,3584" or "512,3584@1024": the segments of -V. */
+static int parse_segs(struct opts *o, const char *list)
+{
+	unsigned long v;
+	char *end;
+
+	o->seg_offset = SECTOR;
+	do {
+		v = strtoul(list, &end, 10);
+		if (end == list || !v || v % SECTOR || v > (1U << 20) ||
+		    o->nr_segs == MAX_SEGS)
+			return -1;
+		o->seg_len[o->nr_segs++] = v;
+		list = end + 1;
+	} while (*end == ',');
+	if (*end == '@') {
+		v = strtoul(list, &end, 10);
+		if (end == list || *end || v % SECTOR || v >= PAGE)
+			return -1;
+		o->seg_offset = v;
+		return 0;
+	}
+	return *end ? -1 : 0;
+}
+
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
 	char *dash, *end;
@@ -485,8 +763,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 
 	*o = (struct opts){ .do_write = true, .do_read = true, .iopoll = true,
 			    .qd = 8, .bs_min = 4096, .bs_max = 4096, .seed = 1,
-			    .time_limit_s = 180 };
-	while ((c = getopt(argc, argv, "m:o:s:b:q:S:P:R:fIFADWe:E:L:T:")) != -1) {
+			    .time_limit_s = 180, .nr_rings = 1, .lbs = SECTOR };
+	while ((c = getopt(argc, argv, "m:o:s:b:q:S:P:R:N:V:K:fIFADWe:E:L:T:")) != -1) {
 		switch (c) {
 		case 'm':
 			o->expect_zeros = !strcmp(optarg, "zeros");
@@ -503,6 +781,23 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'R':
 			o->ready_file = optarg;
+			break;
+		case 'N':
+			o->nr_rings = strtoul(optarg, &end, 10);
+			if (end == optarg || *end || !o->nr_rings || o->nr_rings > MAX_RINGS)
+				return -1;
+			break;
+		case 'V':
+			if (parse_segs(o, optarg))
+				return -1;
+			break;
+		case 'K':
+			if (!strcmp(optarg, "close"))
+				o->abort = ABORT_CLOSE;
+			else if (!strcmp(optarg, "kill"))
+				o->abort = ABORT_KILL;
+			else
+				return -1;
 			break;
 		case 's':
 			o->size = parse_size(optarg);
@@ -552,11 +847,15 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		default: return -1;
 		}
 	}
-	if (optind != argc - 1 || !o->qd || o->qd > 1024 ||
+	if (optind >= argc || argc - optind > MAX_DEVS || !o->qd || o->qd > 1024 ||
 	    !o->bs_min || o->bs_min % SECTOR || o->bs_max % SECTOR ||
 	    o->bs_max < o->bs_min)
 		return -1;
-	o->dev = argv[optind];
+	for (o->nr_devs = 0; optind < argc; optind++)
+		o->devs[o->nr_devs++] = argv[optind];
+	/* Every device needs a slot of each ring; -V builds its own iovecs. */
+	if (o->qd < o->nr_devs || (o->nr_segs && o->fixed))
+		return -1;
 	return 0;
 }
 
@@ -591,40 +890,86 @@ static int count_iowq_workers(void)
 	return n;
 }
 
-static int run(const struct opts *o, int fd)
+/* Ring r takes the r-th part of each target's region; the last, the rest. */
+static void setup_streams(const struct opts *o, struct ring_ctx *rc, unsigned int r)
+{
+	unsigned long long part = o->size / o->nr_rings / o->lbs * o->lbs;
+	unsigned int d;
+
+	for (d = 0; d < o->nr_devs; d++) {
+		struct stream *sm = &rc->streams[d];
+
+		sm->t = &targets[d];
+		sm->start = o->offset + r * part;
+		sm->end = r == o->nr_rings - 1 ? o->offset + o->size : sm->start + part;
+	}
+}
+
+static int run(const struct opts *o)
 {
 	struct stats wst = { 0 }, rst = { 0 };
-	struct io_uring ring;
-	struct slot *slots;
+	struct ring_ctx *rings;
+	char name[4 * 300] = "";
+	unsigned int r, d;
 	int ret, workers;
 
-	ret = io_uring_queue_init(o->qd * 2, &ring,
-				  o->iopoll ? IORING_SETUP_IOPOLL : 0);
-	if (ret) {
-		printf("# io_uring_queue_init: %s\n", strerror(-ret));
-		return ret == -EINVAL ? KSFT_SKIP : KSFT_FAIL;
-	}
-	slots = calloc(o->qd, sizeof(*slots));
-	if (!slots || setup_buffers(o, &ring, slots)) {
-		printf("# cannot set up %u buffers of %u bytes\n", o->qd, o->bs_max);
+	if (o->size / o->nr_rings < o->lbs) {
+		printf("# %llu bytes cannot be shared by %u rings\n", o->size, o->nr_rings);
 		return KSFT_FAIL;
 	}
-	if (o->do_write && run_pass(o, &ring, fd, slots, true, &wst))
+	rings = calloc(o->nr_rings, sizeof(*rings));
+	if (!rings)
 		return KSFT_FAIL;
-	if (o->do_read && run_pass(o, &ring, fd, slots, false, &rst))
+	for (r = 0; r < o->nr_rings; r++) {
+		ret = io_uring_queue_init(o->qd * 2, &rings[r].ring,
+					  o->iopoll ? IORING_SETUP_IOPOLL : 0);
+		if (ret) {
+			printf("# io_uring_queue_init: %s\n", strerror(-ret));
+			return ret == -EINVAL ? KSFT_SKIP : KSFT_FAIL;
+		}
+		setup_streams(o, &rings[r], r);
+		if (setup_slots(o, &rings[r])) {
+			printf("# cannot set up %u buffers of %u bytes\n", o->qd, o->bs_max);
+			return KSFT_FAIL;
+		}
+	}
+	ret = o->do_write ? run_pass(o, rings, true, &wst) : 0;
+	if (ret > 0)
+		return KSFT_PASS;	/* -K close */
+	if (ret < 0)
+		return KSFT_FAIL;
+	if (o->do_read && run_pass(o, rings, false, &rst))
 		return KSFT_FAIL;
 	workers = count_iowq_workers();
+	for (d = 0; d < o->nr_devs; d++) {
+		if (o->nr_devs > 1)
+			printf("# %s: seed %u, %llu writes, %llu reads\n", targets[d].path,
+			       targets[d].seed, targets[d].writes, targets[d].reads);
+		snprintf(name + strlen(name), sizeof(name) - strlen(name), "%s%s",
+			 d ? "+" : "", targets[d].path);
+	}
 	/* errors: failed checks / failures with the errno -E allows */
 	printf("# %s %s qd=%u bs=%u-%u: writes %llu reads %llu errors %llu/%llu max_lat_us %llu",
-	       o->dev, o->iopoll ? "iopoll" : "irq", o->qd, o->bs_min,
+	       name, o->iopoll ? "iopoll" : "irq", o->qd, o->bs_min,
 	       o->bs_max, wst.ios, rst.ios, wst.errors + rst.errors,
 	       wst.allowed + rst.allowed,
 	       wst.max_lat_us > rst.max_lat_us ? wst.max_lat_us :
 	       rst.max_lat_us);
-	printf(" iowq_workers %d\n", workers);
-	io_uring_queue_exit(&ring);
+	printf(" iowq_workers %d", workers);
+	if (o->nr_rings > 1)
+		printf(" rings %u busy_at_once %u", o->nr_rings, max_rings_busy);
+	if (o->nr_segs)
+		printf(" readv_writev");
+	printf("\n");
+	for (r = 0; r < o->nr_rings; r++)
+		io_uring_queue_exit(&rings[r].ring);
 	if (o->inline_only && workers) {
 		printf("# io_uring issued I/O from io-wq workers: not taken with REQ_NOWAIT\n");
+		return KSFT_FAIL;
+	}
+	if (max_rings_busy < o->nr_rings) {
+		printf("# at most %u of the %u rings had I/O in flight at once\n",
+		       max_rings_busy, o->nr_rings);
 		return KSFT_FAIL;
 	}
 	return wst.errors + rst.errors ? KSFT_FAIL : KSFT_PASS;
@@ -648,42 +993,49 @@ static void on_time_limit(int sig)
 
 int main(int argc, char **argv)
 {
+	unsigned long long dev_size, region = 0;
 	struct opts o;
-	unsigned long long dev_size;
-	int fd, ret;
+	unsigned int d;
+	int ret;
 
 	if (parse_opts(argc, argv, &o)) {
 		print_help(argv[0]);
 		return KSFT_FAIL;
 	}
-	fd = open_device(&o, &dev_size);
-	if (fd < 0)
-		return KSFT_FAIL;
-	if (o.offset >= dev_size) {
-		printf("# offset %llu beyond the device (%llu bytes)\n",
-		       o.offset, dev_size);
-		close(fd);
-		return KSFT_FAIL;
+	for (d = 0; d < o.nr_devs; d++) {
+		struct target *t = &targets[d];
+
+		t->path = o.devs[d];
+		t->seed = o.seed + d;
+		t->fd = open_device(&o, t->path, &dev_size);
+		if (t->fd < 0)
+			return KSFT_FAIL;
+		if (o.offset >= dev_size) {
+			printf("# offset %llu beyond %s (%llu bytes)\n",
+			       o.offset, t->path, dev_size);
+			return KSFT_FAIL;
+		}
+		if (o.size && o.offset + o.size > dev_size) {
+			printf("# region ends beyond %s\n", t->path);
+			return KSFT_FAIL;
+		}
+		/* Without -s: to the end of the smallest, at most 64 MiB. */
+		if (!d || dev_size - o.offset < region)
+			region = dev_size - o.offset;
 	}
-	if (!o.size) {
-		o.size = dev_size - o.offset;
-		if (o.size > (64ULL << 20))
-			o.size = 64ULL << 20;
-	}
-	if (o.offset + o.size > dev_size) {
-		printf("# region ends beyond the device\n");
-		close(fd);
-		return KSFT_FAIL;
-	}
-	unwritten = calloc(o.size / SECTOR, 1);
-	if (!unwritten) {
-		close(fd);
-		return KSFT_FAIL;
+	if (!o.size)
+		o.size = region < (64ULL << 20) ? region : 64ULL << 20;
+	for (d = 0; d < o.nr_devs; d++) {
+		targets[d].unwritten = calloc(o.size / SECTOR, 1);
+		if (!targets[d].unwritten)
+			return KSFT_FAIL;
 	}
 	signal(SIGALRM, on_time_limit);
 	alarm(o.time_limit_s);
-	ret = run(&o, fd);
-	free(unwritten);
-	close(fd);
+	ret = run(&o);
+	for (d = 0; d < o.nr_devs; d++) {
+		free(targets[d].unwritten);
+		close(targets[d].fd);
+	}
 	return ret;
 }
