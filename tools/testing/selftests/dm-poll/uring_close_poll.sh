@@ -90,8 +90,8 @@ close_cycles()
 			ktap_test_fail "$desc: cycle $i: exit status $rc, not $want"
 			return
 		fi
-		if [ "$kind" != kill9 ] && ! grep -qE 'with [1-9][0-9]* of [0-9]+ I/Os outstanding' \
-			<<<"$out"; then
+		if [ "$kind" != kill9 ] &&
+			! grep -qE 'with [1-9][0-9]* of [0-9]+ I/Os outstanding' <<<"$out"; then
 			echo "$out"
 			ktap_test_fail "$desc: cycle $i: no I/O was outstanding"
 			return
