@@ -146,6 +146,37 @@ vm_suite() {
 	fi
 }
 
+# vm_machine TEST: the VM machine TEST needs (scripts/vm-machines).
+vm_machine() {
+	awk -v t="$1" '$1 == t { m = $2 } END { print m ? m : "default" }' \
+		"$scripts/vm-machines"
+}
+
+# vm_suites NAME KERNEL TIMEOUT TESTS [VM-RUN-OPTION...]: vm_suite for the
+# TESTS of each VM machine: the default one's in NAME, another's in
+# NAME-MACHINE.  SUITES gets the names of those that ran.
+SUITES=()
+vm_suites() {
+	local name=$1 kernel=$2 timeout=$3 tests=$4 m t list
+	shift 4
+
+	SUITES=()
+	for m in default $(grep -v '^#' "$scripts/vm-machines" | awk '{ print $2 }' | sort -u); do
+		list=''
+		for t in $tests; do
+			[ "$(vm_machine "$t")" != "$m" ] || list="$list $t"
+		done
+		[ -n "$list" ] || continue
+		if [ "$m" = default ]; then
+			SUITES+=("$name")
+			vm_suite "$name" "$kernel" "$timeout" "$list" "$@"
+		else
+			SUITES+=("$name-$m")
+			vm_suite "$name-$m" "$kernel" "$timeout" "$list" --machine "$m" "$@"
+		fi
+	done
+}
+
 # The debug kernel runs several times slower under TCG: its soft lockup
 # and RCU stall detectors fire on the emulation's own stalls, not the
 # guest's; hung tasks are still reported, after 5 minutes.
@@ -160,14 +191,18 @@ debug_append="$debug_append acpi=noirq"
 # default, voluntary.
 debug_append="$debug_append preempt=full"
 
-# debug_preempt_full: the debug VM booted with full preemption.
+# debug_preempt_full: the debug VMs booted with full preemption.
 debug_preempt_full()
 {
-	if grep -q '^# guest: Dynamic Preempt: full' "$SP_LOGS/check-debug.out"; then
-		echo "ok - check-debug: booted with full preemption (preempt=full)" >>"$tap"
-	else
-		echo "not ok - check-debug: the guest reports no 'Dynamic Preempt: full'" >>"$tap"
-	fi
+	local s
+
+	for s in "${SUITES[@]}"; do
+		if grep -q '^# guest: Dynamic Preempt: full' "$SP_LOGS/$s.out"; then
+			echo "ok - $s: booted with full preemption (preempt=full)" >>"$tap"
+		else
+			echo "not ok - $s: the guest reports no 'Dynamic Preempt: full'" >>"$tap"
+		fi
+	done
 }
 
 # debug_tests: the tests of scripts/debug-tests.
@@ -177,11 +212,11 @@ debug_tests() {
 
 tests=${TESTS:-$(all_tests)}
 if [ "$tree" = debug ]; then
-	vm_suite check-debug "$kernel" $((full ? 14400 : 5400)) "$tests" \
+	vm_suites check-debug "$kernel" $((full ? 14400 : 5400)) "$tests" \
 		--append "$debug_append${full:+ sp.full=1}"
 	debug_preempt_full
 else
-	vm_suite "check-$tree" "$kernel" $((full ? 3600 : 1800)) "$tests" \
+	vm_suites "check-$tree" "$kernel" $((full ? 3600 : 1800)) "$tests" \
 		${full:+--append sp.full=1}
 fi
 
@@ -212,7 +247,7 @@ if [ -n "$after_debug" ]; then
 	fi
 	host_check "dmp_fault test module builds against the debug kernel" \
 		bash "$scripts/build-module.sh" debug
-	vm_suite check-debug "$debug_kernel" 5400 "$(debug_tests)" \
+	vm_suites check-debug "$debug_kernel" 5400 "$(debug_tests)" \
 		--append "$debug_append${full:+ sp.full=1}"
 	debug_preempt_full
 fi

@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Boot a kernel in the test VM (QEMU TCG, 2 CPUs, two NVMe controllers
-# with poll queues, a multi-queue virtio-blk disk), run one guest job and
-# bring its output back.
+# with poll queues, a multi-queue virtio-blk disk; or another --machine),
+# run one guest job and bring its output back.
 #
 # Usage: vm-run.sh [options] KERNEL JOB [JOB-ARGS...]
 #   --name NAME      log name (default JOB); logs are build/logs/NAME.*
@@ -10,6 +10,16 @@
 #   --icount         deterministic guest time (-icount shift=0,sleep=off):
 #                    guest time counts guest instructions
 #   --append ARGS    more kernel command line (e.g. panic_on_warn=1)
+#   --machine SHAPE  the VM's devices (scripts/vm-machines says which
+#                    kselftests need which):
+#                    default    as above
+#                    multipath  4 CPUs and one poll queue per NVMe
+#                               controller (nvme.poll_queues=1); two plain
+#                               controllers as in the default; an NVMe
+#                               subsystem of two controllers sharing one
+#                               namespace (a multipath head,
+#                               nvme_core.multipath=Y); a controller with
+#                               two 4096-byte-LBA namespaces; no virtio
 #
 # Output: build/logs/NAME.console (serial console, kernel log) and
 # build/logs/NAME.out (the job's output, from the second serial port).
@@ -23,13 +33,14 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-name='' timeout=1800 icount='' extra=''
+name='' timeout=1800 icount='' extra='' machine=default
 while [ $# -gt 0 ]; do
 	case $1 in
 	--name) name=$2; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--icount) icount=1; shift ;;
 	--append) extra=$2; shift 2 ;;
+	--machine) machine=$2; shift 2 ;;
 	--) shift; break ;;
 	-*) die "vm-run.sh: unknown option $1" ;;
 	*) break ;;
@@ -43,6 +54,11 @@ initrd=$SP_BUILD/initramfs/initramfs.cpio
 [ -f "$kernel" ] || die "no kernel image at $kernel"
 [ -f "$initrd" ] || die "no initramfs at $initrd (run scripts/initramfs.sh)"
 need_cmds qemu-system-x86_64 timeout
+case $machine in
+default) images='nvme0 nvme1 virtio0' ;;
+multipath) images='nvme0 nvme1 mpath0 n4k0 n4k1' ;;
+*) die "vm-run.sh: unknown machine '$machine' (default, multipath)" ;;
+esac
 
 vm=$SP_BUILD/vm${SP_VM_SLOT:+/$SP_VM_SLOT}
 mkdir -p "$vm"
@@ -51,7 +67,7 @@ exec 9>"$vm/lock"
 flock -n 9 || die "another test VM is running in this slot (lock $vm/lock; see SP_VM_SLOT)"
 
 # Fresh sparse disks every run, so no run sees another's data.
-for img in nvme0 nvme1 virtio0; do
+for img in $images; do
 	rm -f "$vm/$img.img"
 	truncate -s 1G "$vm/$img.img"
 done
@@ -77,26 +93,48 @@ modules_cpio=$kobj/stackpoll-modules.cpio
 [ -f "$modules_cpio" ] || modules_cpio=
 cat "$initrd" "$vm/args.cpio" "$kobj/kernel-modules.cpio" ${modules_cpio:+"$modules_cpio"} \
 	>"$vm/initrd.cpio"
+# More CPUs than poll queues in the multipath machine: each controller's
+# one poll queue serves all four.  Its guest waits for six namespaces: two
+# plain, the two paths of the shared one (the controllers of a subsystem
+# share its serial number) and the two 4Kn ones, and for one multipath head.
+nvme_args="nvme.poll_queues=2 virtio_blk.poll_queues=1" ns_args=sp.nvme=2 smp=2
+if [ "$machine" = multipath ]; then
+	nvme_args="nvme.poll_queues=1 nvme_core.multipath=Y" ns_args="sp.nvme=6 sp.nvme_heads=1" smp=4
+fi
 append="console=ttyS0 panic=-1 loglevel=6 slab_nomerge"
-append="$append nvme.poll_queues=2 virtio_blk.poll_queues=1"
+append="$append $nvme_args"
 append="$append null_blk.nr_devices=0 null_blk.poll_queues=2"
-append="$append sp.nvme=2 sp.job=$job${extra:+ $extra}"
+append="$append $ns_args sp.job=$job${extra:+ $extra}"
 
 accel=(-accel tcg)
 [ -n "$icount" ] && accel=(-accel "tcg,thread=single" -icount "shift=0,sleep=off")
 
-qemu=(qemu-system-x86_64 "${accel[@]}" -cpu max -smp 2 -m 2G
+qemu=(qemu-system-x86_64 "${accel[@]}" -cpu max -smp "$smp" -m 2G
 	-nodefaults -display none -no-reboot
 	-kernel "$kernel" -initrd "$vm/initrd.cpio" -append "$append"
 	-serial "file:$console" -serial "file:$out"
 	-drive "if=none,id=nvm0,format=raw,cache=unsafe,file=$vm/nvme0.img"
 	-device "nvme,serial=spnvme0,drive=nvm0"
 	-drive "if=none,id=nvm1,format=raw,cache=unsafe,file=$vm/nvme1.img"
-	-device "nvme,serial=spnvme1,drive=nvm1"
-	-drive "if=none,id=vd0,format=raw,cache=unsafe,file=$vm/virtio0.img"
-	-device "virtio-blk-pci,drive=vd0,num-queues=2")
+	-device "nvme,serial=spnvme1,drive=nvm1")
+if [ "$machine" = default ]; then
+	qemu+=(-drive "if=none,id=vd0,format=raw,cache=unsafe,file=$vm/virtio0.img"
+		-device "virtio-blk-pci,drive=vd0,num-queues=2")
+else
+	lbs=logical_block_size=4096,physical_block_size=4096
+	qemu+=(-device "nvme-subsys,id=mpsub,nqn=nqn.2026-12.org.example:spmpath"
+		-device "nvme,serial=spmpath,subsys=mpsub"
+		-device "nvme,serial=spmpath,subsys=mpsub"
+		-drive "if=none,id=mp0,format=raw,cache=unsafe,file=$vm/mpath0.img"
+		-device "nvme-ns,drive=mp0,nsid=1,shared=on"
+		-device "nvme,serial=spnvme4k,id=nvm4k"
+		-drive "if=none,id=n4k0,format=raw,cache=unsafe,file=$vm/n4k0.img"
+		-device "nvme-ns,drive=n4k0,bus=nvm4k,nsid=1,$lbs"
+		-drive "if=none,id=n4k1,format=raw,cache=unsafe,file=$vm/n4k1.img"
+		-device "nvme-ns,drive=n4k1,bus=nvm4k,nsid=2,$lbs")
+fi
 
-say "vm[$name]: booting $kernel, job $job${*:+ $*} (console: $console)"
+say "vm[$name]: booting $kernel ($machine), job $job${*:+ $*} (console: $console)"
 start=$(date +%s)
 rc=0
 sp_ticker "vm[$name]" "$console" 9>&- &

@@ -10,6 +10,8 @@
 #   DM_POLL_NVME_DEVS    NVMe namespaces with poll queues (nvme.poll_queues=N)
 #   DM_POLL_NVME_CHARS   matching NVMe generic char devices (/dev/ngXnY), optional
 #   DM_POLL_VIRTIO_DEV   a virtio-blk disk with poll queues (virtio_blk.poll_queues=N)
+#   DM_POLL_NVME_4KN_DEVS    NVMe namespaces of 4096-byte logical blocks
+#   DM_POLL_NVME_MPATH_DEVS  NVMe multipath heads (/dev/nvmeXnY) of two paths
 #   DMP_FULL=1           stress loops at full length (see dmp_scaled)
 # null_blk devices are created through configfs when null_blk is available.
 # A test whose devices are not given reports SKIP with the reason.
@@ -258,16 +260,18 @@ dmp_require_module()
 		dmp_skip_all "kernel module $1 not available"
 }
 
-# dmp_get_nvme_devs N: set DMP_NVME to N devices of DM_POLL_NVME_DEVS that
+# dmp_get_nvme_devs N [VAR]: set DMP_NVME to N devices of DM_POLL_NVME_DEVS
+# (or of the variable VAR names: DM_POLL_NVME_4KN_DEVS, namespaces of
+# 4096-byte blocks, DM_POLL_NVME_MPATH_DEVS, NVMe multipath heads) that
 # have poll queues, or skip the test.
 dmp_get_nvme_devs()
 {
 	local -a devs
-	local d
+	local d var=${2:-DM_POLL_NVME_DEVS}
 
-	read -r -a devs <<<"${DM_POLL_NVME_DEVS:-}"
+	read -r -a devs <<<"${!var:-}"
 	[ "${#devs[@]}" -ge "$1" ] ||
-		dmp_skip_all "needs $1 NVMe devices with poll queues in DM_POLL_NVME_DEVS"
+		dmp_skip_all "needs $1 NVMe devices with poll queues in $var"
 	for d in "${devs[@]:0:$1}"; do
 		[ -b "$d" ] || dmp_skip_all "$d is not a block device"
 		[ "$(dmp_io_poll "$d")" = 1 ] ||
@@ -612,8 +616,9 @@ dmp_irqs()
 
 # dmp_irq_regex DEV...: the interrupt names of the NVMe controllers or
 # virtio-blk devices behind DEVs, following dm and md stacks down through
-# slaves/ and NVMe multipath heads down through multipath/, and partitions
-# to their disks.
+# slaves/, NVMe multipath heads down to their paths (6.12 has no
+# multipath/ directory: nvmeSnN's paths are the hidden disks nvmeScCnN),
+# and partitions to their disks.
 dmp_irq_regex()
 {
 	local d re=""
@@ -627,7 +632,7 @@ dmp_irq_regex()
 
 dmp_irq_regex_sysfs()
 {
-	local sys=$1 lower parent re=""
+	local sys=$1 lower parent name re=""
 
 	# A partition (LVM's PVs) interrupts as its disk.
 	[ ! -e "$sys/partition" ] || sys=${sys%/*}
@@ -637,6 +642,14 @@ dmp_irq_regex_sysfs()
 	done
 	parent=$(basename "$(readlink -f "$sys/device")")
 	case $parent in
+	nvme-subsys*)
+		# An NVMe multipath head, nvmeSnN, whose paths are nvmeScCnN.
+		name=${sys##*/}
+		for lower in /sys/block/"${name%n*}"c*n"${name##*n}"; do
+			[ -e "$lower" ] &&
+				re="$re|$(dmp_irq_regex_sysfs "$(readlink -f "$lower")")"
+		done
+		;;
 	nvme[0-9]*) re="$re|${parent}q[1-9][0-9]*" ;;
 	virtio[0-9]*) re="$re|$parent-.*" ;;
 	esac
