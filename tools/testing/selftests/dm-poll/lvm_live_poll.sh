@@ -15,7 +15,7 @@
 dmp_require_root
 lvm_require
 ktap_print_header
-ktap_set_plan 15
+ktap_set_plan 16
 lvm_setup || ktap_exit_fail_msg "cannot build a volume group on partitions"
 pa=${LVM_PVS[0]} pb=${LVM_PVS[1]}
 # The first 8 MiB of each LV hold what was written before; the rings
@@ -88,6 +88,8 @@ fi
 lvm_quiet "$dev" 6
 dmp_check_polled "lvconvert: the data written before, raid1 reads, issued inline" "$dev" \
 	-W -m read -s 8M -b 4k-256k -q 8 -S 321
+dmp_check_verified "lvconvert: the data written before, read from the first leg directly" \
+	"$(lvm_dev cv_rimage_0)" -m read -s 8M -b 64k -S 321
 dmp_check_verified "lvconvert: the data written before, read from the new leg directly" \
 	"$(lvm_dev cv_rimage_1)" -m read -s 8M -b 64k -S 321
 lvm_check_mirrors "lvconvert" cv
