@@ -198,7 +198,7 @@ stack_cases()
 		ktap_exit_fail_msg "$stack: only $BIOS bios, $REQUESTS requests to $a"
 	fi
 
-	iops=$((BIOS * 1000 / BASE_MS / 3))
+	iops=$((BIOS * 1000 / BASE_MS / 3 + 1))
 	if echo "$member riops=$iops wiops=$iops" >"$cg/io.max"; then
 		limited_run "$stack, io.max riops=wiops=$iops" "$dev" BIOS "$iops" \
 			"${args[@]}" -S $((seed + 1))
@@ -208,7 +208,7 @@ stack_cases()
 	fi
 	echo "$member riops=max wiops=max" >"$cg/io.max"
 
-	iops=$((REQUESTS * 1000 / BASE_MS / 3))
+	iops=$((REQUESTS * 1000 / BASE_MS / 3 + 1))
 	if iocost_on "$iops"; then
 		wait0=$(cost_wait)
 		limited_run "$stack, io.cost $iops IOPS" "$dev" REQUESTS "$iops" \
