@@ -6,6 +6,8 @@
 #   BASE=1      run against the unpatched base kernel instead
 #   TESTS="a.sh b.sh"  run only these kselftests (default: all but those
 #                      in scripts/known-issues, which are reported skipped)
+#                      Those that scripts/vm-machines assigns to another VM
+#                      machine run after the rest, in a VM of that machine.
 #
 #   FULL=1      the stress loops of the tests at full length (DMP_FULL=1 in
 #               the guest; the default runs a quarter), and then, on the
