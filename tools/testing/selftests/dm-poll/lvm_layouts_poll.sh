@@ -26,13 +26,15 @@ dev=$(lvm_dev lin)
 dmp_check_polled "linear: writes and reads 4k-256k, issued inline" "$dev" \
 	-W -s 8M -b 4k-256k -q 8 -S 201
 read -r _ _ target majmin off < <(dmsetup table "$LVM_VG-lin")
+echo "# linear: $target onto $(lvm_node "$majmin") from sector $off"
 if [ "$target" = linear ] && [ "$(lvm_node "$majmin")" = "$pa" ]; then
 	ktap_test_pass "linear: the table maps the LV onto the partition"
 else
-	ktap_test_fail "linear: the table maps onto $target $(lvm_node "$majmin"), not $pa"
+	ktap_test_fail "linear: the table maps the LV onto the partition"
 fi
 read -r disk sector < <(lvm_on_disk "$majmin" "$off")
-dmp_check_below "linear, read from $disk" "$disk" "$sector" 201 8M
+echo "# linear: that is $disk from sector $sector"
+dmp_check_below "linear, read from the disk" "$disk" "$sector" 201 8M
 dmp_check_irq "linear" "$dev" -s 8M -b 4k-64k -q 8 -S 202
 
 # --- striped over both PVs, 64 KiB chunks
@@ -43,7 +45,8 @@ dmp_check_polled "striped: writes and reads 4k-256k across chunks, issued inline
 	-W -s 8M -b 4k-256k -q 8 -S 203
 read -r _ _ _ _ _ majmin off _ < <(dmsetup table "$LVM_VG-str")
 read -r disk sector < <(lvm_on_disk "$majmin" "$off")
-dmp_check_below "striped, its first chunk read from $disk" "$disk" "$sector" 203 64k
+echo "# striped: the first chunk on $disk from sector $sector"
+dmp_check_below "striped, its first chunk read from the disk" "$disk" "$sector" 203 64k
 dmp_check_irq "striped" "$dev" -s 8M -b 4k-64k -q 8 -S 204
 
 # --- raid1 (dm-raid), one leg on each PV, synced first
@@ -71,10 +74,11 @@ dev=$(lvm_dev thin)
 dmp_check_verified "thin: writes 4k-256k to blocks not provisioned" "$dev" \
 	-m write -s 8M -b 4k-256k -q 8 -S 221
 mapped=$(dmsetup status "$LVM_VG-thin" | awk '{ print $4 }')
+echo "# thin: ${mapped:-no} sectors provisioned, 16384 or more expected"
 if [ "${mapped:-0}" -ge 16384 ]; then
-	ktap_test_pass "thin: the writes provisioned $mapped sectors"
+	ktap_test_pass "thin: the writes provisioned their blocks"
 else
-	ktap_test_fail "thin: ${mapped:-no} sectors provisioned, expected 16384 or more"
+	ktap_test_fail "thin: the writes provisioned their blocks"
 fi
 # the pool's metadata commit, by interrupt
 lvm_quiet "$dev"

@@ -213,10 +213,11 @@ lvm_check_mirrors()
 		ktap_test_fail "$desc: the check did not finish"
 	else
 		mism=$(lvm_field "$2" raid_mismatch_count)
+		echo "# $desc: raid_mismatch_count '$mism' after the check"
 		if [ "$mism" = 0 ]; then
 			ktap_test_pass "$desc: lvchange --syncaction check finds the legs alike"
 		else
-			ktap_test_fail "$desc: raid_mismatch_count '$mism' after a check"
+			ktap_test_fail "$desc: lvchange --syncaction check finds the legs alike"
 		fi
 	fi
 }

@@ -37,16 +37,18 @@ dev=$DEV
 dmp_rings_under_load "pvmove of a linear LV to the other PV" "$dev" 2 1 \
 	lvm_run pvmove -i 1 -n "$LVM_VG/mv" "$pa" "$pb"
 where=$(lvm_field mv devices)
+echo "# pvmove: the LV is on '$where', $pb expected"
 if [ "${where%%(*}" = "$pb" ] && [ "${where#*,}" = "$where" ]; then
-	ktap_test_pass "pvmove: the LV is on $pb"
+	ktap_test_pass "pvmove: the LV is on the other PV"
 else
-	ktap_test_fail "pvmove: the LV is on '$where', not $pb"
+	ktap_test_fail "pvmove: the LV is on the other PV"
 fi
 dmp_check_polled "pvmove: the data written before, issued inline" "$dev" \
 	-W -m read -s 8M -b 4k-256k -q 8 -S 301
 read -r _ _ _ majmin off < <(dmsetup table "$LVM_VG-mv")
 read -r disk sector < <(lvm_on_disk "$majmin" "$off")
-dmp_check_below "pvmove: the data written before, read from $disk" \
+echo "# pvmove: the LV is on $disk from sector $sector"
+dmp_check_below "pvmove: the data written before, read from the other disk" \
 	"$disk" "$sector" 301 8M
 
 # --- lvextend onto the other PV: a second segment
@@ -55,10 +57,11 @@ dev=$DEV
 dmp_rings_under_load "lvextend of a linear LV onto the other PV" "$dev" 2 1 \
 	lvm_run lvextend -y -L 32M "$LVM_VG/ext" "$pb"
 n=$(dmp_sectors "$dev")
+echo "# lvextend: $n sectors, table: $(dmsetup table "$LVM_VG-ext" | xargs)"
 if [ "$n" = 65536 ] && [ "$(dmsetup table "$LVM_VG-ext" | wc -l)" = 2 ]; then
 	ktap_test_pass "lvextend: the LV has 32 MiB in two segments"
 else
-	ktap_test_fail "lvextend: $n sectors, table: $(dmsetup table "$LVM_VG-ext" | xargs)"
+	ktap_test_fail "lvextend: the LV has 32 MiB in two segments"
 fi
 dmp_check_polled "lvextend: the data written before, issued inline" "$dev" \
 	-W -m read -s 8M -b 4k-256k -q 8 -S 311
@@ -68,9 +71,9 @@ read -r _ _ _ majmin off < <(dmsetup table "$LVM_VG-ext" | sed -n 2p)
 read -r disk sector < <(lvm_on_disk "$majmin" "$off")
 if "$DMP_VERIFY" -L "$DMP_MAX_LAT_MS" -m read -o $((sector * 512)) -s 16M \
 	-P $((32768 - sector)) -S 312 "$disk" >/dev/null; then
-	ktap_test_pass "lvextend: the new extents' data is on $disk at the table's sectors"
+	ktap_test_pass "lvextend: the new extents' data is on the other disk at the table's sectors"
 else
-	ktap_test_fail "lvextend: the new extents' data is not on $disk at the table's sectors"
+	ktap_test_fail "lvextend: the new extents' data is on the other disk at the table's sectors"
 fi
 
 # --- lvconvert of a linear LV to raid1: rmeta and a second leg added,
@@ -80,10 +83,11 @@ dev=$DEV
 dmp_rings_under_load "lvconvert --type raid1 -m 1 of a linear LV" "$dev" 2 1 \
 	lvm_run lvconvert -y --type raid1 -m 1 "$LVM_VG/cv" "$pb"
 segtype=$(lvm_field cv segtype)
+echo "# lvconvert: the LV is '$segtype'"
 if [ "$segtype" = raid1 ] && lvm_wait_synced cv; then
 	ktap_test_pass "lvconvert: the LV is raid1, in sync"
 else
-	ktap_test_fail "lvconvert: the LV is '$segtype', or not in sync"
+	ktap_test_fail "lvconvert: the LV is raid1, in sync"
 fi
 lvm_quiet "$dev" 6
 dmp_check_polled "lvconvert: the data written before, raid1 reads, issued inline" "$dev" \

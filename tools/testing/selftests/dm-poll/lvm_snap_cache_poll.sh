@@ -69,10 +69,11 @@ hits=$(cache_stat 8)
 dmp_check_polled "cache: reads of cached blocks, issued inline" "$dev" \
 	-W -m read -s 4M -b 4k-64k -q 8 -S 241
 hits=$(($(cache_stat 8) - hits))
+echo "# cache: $hits read hits counted"
 if [ "$hits" -gt 0 ]; then
-	ktap_test_pass "cache: the reads were $hits cache hits"
+	ktap_test_pass "cache: the reads were cache hits"
 else
-	ktap_test_fail "cache: the reads counted no cache hit"
+	ktap_test_fail "cache: the reads were cache hits"
 fi
 dmp_check_polled "cache: writes and reads of blocks not cached, issued inline" "$dev" \
 	-W -o 8M -s 8M -b 4k-64k -q 8 -S 242
