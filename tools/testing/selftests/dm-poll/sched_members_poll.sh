@@ -32,11 +32,22 @@ sched_of()
 	sed -n 's/.*\[\(.*\)\].*/\1/p' "$(dmp_sysfs "$1")/queue/scheduler"
 }
 saved_a=$(sched_of "$a") saved_b=$(sched_of "$b")
+# The scheduler modules this test loads, unloaded at the end.
+loaded=''
+for m in kyber_iosched bfq; do
+	[ -d "/sys/module/$m" ] || loaded="$loaded $m"
+done
 
 restore_sched()
 {
+	local m
+
 	echo "$saved_a" >"$(dmp_sysfs "$a")/queue/scheduler"
 	echo "$saved_b" >"$(dmp_sysfs "$b")/queue/scheduler"
+	for m in $loaded; do
+		[ ! -d "/sys/module/$m/holders" ] || modprobe -r "$m" ||
+			echo "# cleanup: cannot unload $m"
+	done
 }
 dmp_on_exit restore_sched
 
