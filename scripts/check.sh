@@ -218,7 +218,7 @@ if [ "$tree" = debug ]; then
 		--append "$debug_append${full:+ sp.full=1}"
 	debug_preempt_full
 else
-	vm_suites "check-$tree" "$kernel" $((full ? 3600 : 1800)) "$tests" \
+	vm_suites "check-$tree" "$kernel" $((full ? 3600 : 2700)) "$tests" \
 		${full:+--append sp.full=1}
 fi
 
