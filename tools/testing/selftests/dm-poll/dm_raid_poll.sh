@@ -191,11 +191,11 @@ dmp_dm_remove r1s
 if dmp_nullb_create t0 size=96 memory_backed=1 queue_mode=2 poll_queues=1 \
 	submit_queues=1 hw_queue_depth=1 && t0=$DMP_NODE &&
 	dmp_nullb_create t1 size=96 memory_backed=1 queue_mode=2 poll_queues=1 \
-	submit_queues=1 hw_queue_depth=1 &&
-	dmp_dm_create rt "0 131072 raid raid1 2 0 nosync 2 - $t0 - $DMP_NODE" &&
+	submit_queues=1 hw_queue_depth=1 && t1=$DMP_NODE &&
+	dmp_dm_create rt "0 131072 raid raid1 2 0 nosync 2 - $t0 - $t1" &&
 	"$DMP_VERIFY" -m write -s 8M -b 4k-64k -q 8 -S 64 "$DMP_NODE" >/dev/null; then
-	dmp_check_verified "dm-raid raid1 over null_blk with one tag: reads qd8" \
-		"$DMP_NODE" -m read -s 8M -b 512-64k -q 8 -S 64
+	dmp_check_again "dm-raid raid1 over null_blk with one tag: reads qd8" \
+		"$t0 $t1" "$DMP_NODE" -m read -s 8M -b 512-64k -q 8 -S 64
 else
 	ktap_test_fail "dm-raid raid1 over null_blk with one tag: cannot create or write"
 fi

@@ -21,7 +21,7 @@ nopoll=$DMP_NODE
 # reload TABLE: swap the live table of the test device.
 reload()
 {
-	dmsetup suspend "$name" && dmsetup load "$name" --table "$1" &&
+	dmp_dm_suspend "$name" && dmsetup load "$name" --table "$1" &&
 		dmsetup resume "$name"
 }
 
@@ -54,12 +54,12 @@ reload_nopoll_and_back()
 
 suspend_resume_noflush()
 {
-	dmsetup suspend --noflush "$name" && sleep 0.1 && dmsetup resume "$name"
+	dmp_dm_suspend "$name" --noflush && sleep 0.1 && dmsetup resume "$name"
 }
 
 suspend_resume()
 {
-	dmsetup suspend "$name" && sleep 0.1 && dmsetup resume "$name"
+	dmp_dm_suspend "$name" && sleep 0.1 && dmsetup resume "$name"
 }
 dmp_under_load "noflush suspend and resume" "$dev" suspend_resume_noflush
 dmp_under_load "suspend and resume" "$dev" suspend_resume

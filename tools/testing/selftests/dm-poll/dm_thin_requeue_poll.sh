@@ -15,8 +15,27 @@ dmp_require_nullb
 dmp_get_nvme_devs 2
 a=${DMP_NVME[0]} b=${DMP_NVME[1]}
 
+# The bios thin pushes back end with BLK_STS_DM_REQUEUE (11).
+requeued="status == 11"
+dmp_kprobe_bio_status || ktap_exit_fail_msg "cannot count bio statuses"
+
+# check_count DESC EVENT KEY FILTER WHAT: the events counted since
+# dmp_count_start EVENT KEY FILTER, which must have happened.
+check_count()
+{
+	local n
+
+	n=$(dmp_count_stop "$2" "$3" "$4")
+	echo "# $1: ${n:-0} $5"
+	if [ "${n:-0}" -gt 0 ]; then
+		ktap_test_pass "$1: $5"
+	else
+		ktap_test_fail "$1: no $5"
+	fi
+}
+
 ktap_print_header
-ktap_set_plan 2
+ktap_set_plan 5
 dmp_thin_pool_create "$a" 500000 "$b" || ktap_exit_fail_msg "cannot create thin-pool"
 pool=$DMP_NODE
 dmsetup message "$pool" 0 "create_thin 1" || ktap_exit_fail_msg "cannot create thin 1"
@@ -25,10 +44,13 @@ thin1=$DMP_NODE
 
 thin1_noflush()
 {
-	dmsetup suspend --noflush "${thin1#/dev/mapper/}" && sleep 0.1 &&
+	dmp_dm_suspend "${thin1#/dev/mapper/}" --noflush && sleep 0.1 &&
 		dmsetup resume "${thin1#/dev/mapper/}"
 }
+dmp_count_start "$DMP_BIO_STATUS_EV" status "$requeued"
 dmp_under_load "thin: noflush suspend while blocks are provisioned" "$thin1" thin1_noflush
+check_count "thin: noflush suspend while blocks are provisioned" \
+	"$DMP_BIO_STATUS_EV" status "$requeued" "bios pushed back and requeued"
 
 dmp_nullb_create onetag size=128 memory_backed=1 queue_mode=2 poll_queues=1 \
 	submit_queues=1 hw_queue_depth=1 || ktap_exit_fail_msg "cannot create null_blk with one tag"
@@ -41,6 +63,13 @@ dmsetup message "${DMP_NODE#/dev/mapper/}" 0 "create_thin 1" ||
 	ktap_exit_fail_msg "cannot create thin 1 in the second pool"
 dmp_dm_create thin2 "0 131072 thin $DMP_NODE 1" || ktap_exit_fail_msg "cannot create thin 2"
 thin1=$DMP_NODE
+again=$(dmp_again_filter "$onetag")
+dmp_count_start "$DMP_BIO_STATUS_EV" status "$requeued"
+dmp_count_start block/block_bio_complete dev "$again"
 DMP_LOAD_ARGS=-I dmp_under_load "thin over one tag, interrupt driven: noflush suspend" \
 	"$thin1" thin1_noflush
+check_count "thin over one tag, interrupt driven" \
+	"$DMP_BIO_STATUS_EV" status "$requeued" "bios pushed back and requeued"
+check_count "thin over one tag, interrupt driven" \
+	block/block_bio_complete dev "$again" "bios to $onetag ended with BLK_STS_AGAIN"
 ktap_finished

@@ -341,14 +341,38 @@ dmp_dm_remove()
 	DMP_TEARDOWN=("${DMP_TEARDOWN[@]}")
 }
 
-# dmp_dm_suspend_resume NAME [SUSPEND-OPTIONS]: one suspend and resume of
-# dm device NAME (the full name, as dmsetup knows it).
-dmp_dm_suspend_resume()
+# Suspends noted by dmp_note_inflight, and those that found I/O in flight:
+# dmp_rings_under_load fails a run of suspends that never met its load.
+DMP_SUSPENDS=0
+DMP_SUSPENDS_BUSY=0
+
+# dmp_note_inflight DEV: about to suspend DEV; note whether it has I/O in
+# flight (its inflight counts, which dm and md keep for every bio).
+dmp_note_inflight()
+{
+	local r w
+
+	read -r r w <"$(dmp_sysfs "$1")/inflight" || return 0
+	DMP_SUSPENDS=$((DMP_SUSPENDS + 1))
+	[ $((r + w)) = 0 ] || DMP_SUSPENDS_BUSY=$((DMP_SUSPENDS_BUSY + 1))
+}
+
+# dmp_dm_suspend NAME [SUSPEND-OPTIONS]: suspend dm device NAME (the full
+# name, as dmsetup knows it), noting the I/O in flight.
+dmp_dm_suspend()
 {
 	local name=$1
 
 	shift
-	dmsetup suspend "$@" "$name" && dmsetup resume "$name"
+	dmp_note_inflight "/dev/mapper/$name"
+	dmsetup suspend "$@" "$name"
+}
+
+# dmp_dm_suspend_resume NAME [SUSPEND-OPTIONS]: one suspend and resume of
+# dm device NAME.
+dmp_dm_suspend_resume()
+{
+	dmp_dm_suspend "$@" && dmsetup resume "$1"
 }
 
 # dmp_nullb_create NAME KEY=VALUE...: create and power on a null_blk
@@ -689,16 +713,38 @@ dmp_check_polled()
 	local desc=$1 dev=$2
 	shift 2
 
-	if ! dmp_verify_counted "$dev" "$@"; then
-		ktap_test_fail "$desc: polled I/O failed or was slow"
+	dmp_check_mode "$desc" polled "$dev" "$DMP_VERIFY" -L "$DMP_MAX_LAT_MS" "$@" "$dev"
+}
+
+# dmp_check_mode DESC polled|irq DEV CMD...: run CMD, verified I/O on DEV,
+# counting the interrupts of the devices below DEV (or DMP_IRQ_RE_OVERRIDE's):
+# polled, there must be none; by interrupt, the control that the count
+# works, some.  One KTAP result; returns 1 if it failed.
+dmp_check_mode()
+{
+	local desc=$1 mode=$2 dev=$3 rc=0
+	shift 3
+
+	DMP_IRQ_RE=${DMP_IRQ_RE_OVERRIDE:-$(dmp_irq_regex "$dev")}
+	dmp_run_counted DMP_IRQS "$@" || rc=$?
+	echo "# $desc: $DMP_IRQS interrupts (${DMP_IRQ_RE:-no device to count})"
+	if [ "$rc" != 0 ]; then
+		ktap_test_fail "$desc: I/O failed or was slow"
 	elif [ -z "$DMP_IRQ_RE" ]; then
 		# 0 interrupts of no line would prove nothing.
 		ktap_test_fail "$desc: no device below $dev has interrupts to count"
-	elif [ "$DMP_IRQS" -ne 0 ]; then
-		ktap_test_fail "$desc: $DMP_IRQS interrupts during polled I/O (${DMP_IRQ_RE})"
-	else
+	elif [ "$mode" = polled ] && [ "$DMP_IRQS" -ne 0 ]; then
+		ktap_test_fail "$desc: interrupts during polled I/O"
+	elif [ "$mode" = irq ] && [ "$DMP_IRQS" -eq 0 ]; then
+		ktap_test_fail "$desc: no interrupt counted"
+	elif [ "$mode" = polled ]; then
 		ktap_test_pass "$desc: polled, data verified, 0 interrupts"
+		return 0
+	else
+		ktap_test_pass "$desc: completed by interrupt, data verified"
+		return 0
 	fi
+	return 1
 }
 
 # dmp_check_below DESC LOWER START SEED SIZE: the pattern of seed SEED that
@@ -753,13 +799,7 @@ dmp_check_polled_by_irq()
 	local desc=$1 dev=$2
 	shift 2
 
-	if ! dmp_verify_counted "$dev" "$@"; then
-		ktap_test_fail "$desc: polled I/O failed or was slow"
-	elif [ "$DMP_IRQS" -le 0 ]; then
-		ktap_test_fail "$desc: completed without interrupts (${DMP_IRQ_RE})"
-	else
-		ktap_test_pass "$desc: completed by interrupt, data verified, $DMP_IRQS interrupts"
-	fi
+	dmp_check_mode "$desc" irq "$dev" "$DMP_VERIFY" -L "$DMP_MAX_LAT_MS" "$@" "$dev"
 }
 
 # dmp_check_table polled|irq|verified DESC TABLE VERIFY-ARGS...: create a
@@ -785,17 +825,10 @@ dmp_check_table()
 # raise interrupts: proves the counter watches the right lines.
 dmp_check_irq()
 {
-	local desc=$1 dev=$2 irqs
+	local desc=$1 dev=$2
 	shift 2
 
-	DMP_IRQ_RE=${DMP_IRQ_RE_OVERRIDE:-$(dmp_irq_regex "$dev")}
-	if ! dmp_run_counted irqs "$DMP_VERIFY" -I "$@" "$dev"; then
-		ktap_test_fail "$desc: interrupt-driven I/O failed"
-	elif [ "$irqs" -le 0 ]; then
-		ktap_test_fail "$desc: no interrupt counted without polling (${DMP_IRQ_RE})"
-	else
-		ktap_test_pass "$desc: interrupt driven, data verified, $irqs interrupts"
-	fi
+	dmp_check_mode "$desc, interrupt driven" irq "$dev" "$DMP_VERIFY" -I "$@" "$dev"
 }
 
 # dmp_iowq_workers: the io-wq workers of the iopoll_verify output on stdin.
@@ -837,6 +870,130 @@ dmp_check_verified()
 	fi
 }
 
+# Kernel events the tests count, with hist triggers (CONFIG_HIST_TRIGGERS)
+# in a trace instance of the test's own, removed on exit with the kprobe
+# events the test defined.
+DMP_TRACE=
+DMP_KPROBES=()
+
+dmp_trace_instance()
+{
+	local tracefs=/sys/kernel/tracing
+
+	[ -z "$DMP_TRACE" ] || return 0
+	[ -d "$tracefs/instances" ] ||
+		mount -t tracefs nodev "$tracefs" 2>/dev/null || return 1
+	mkdir "$tracefs/instances/$DMP_PREFIX" || return 1
+	DMP_TRACE=$tracefs/instances/$DMP_PREFIX
+	dmp_on_exit dmp_trace_remove
+}
+
+dmp_trace_remove()
+{
+	local k
+
+	# Removing the instance drops its triggers; then the kprobes are free.
+	[ -z "$DMP_TRACE" ] || rmdir "$DMP_TRACE"
+	for k in "${DMP_KPROBES[@]}"; do
+		echo "-:$k" >>/sys/kernel/tracing/kprobe_events
+	done
+	DMP_TRACE=""
+	DMP_KPROBES=()
+}
+
+# dmp_count_start EVENT KEY FILTER: count from now on the events EVENT
+# (system/name) that pass FILTER, by KEY, one of its fields.
+dmp_count_start()
+{
+	dmp_trace_instance &&
+		echo "hist:keys=$2 if $3" >"$DMP_TRACE/events/$1/trigger"
+}
+
+# dmp_count_stop EVENT KEY FILTER: print what dmp_count_start counted
+# and stop counting.
+dmp_count_stop()
+{
+	awk '$1 == "Hits:" { print $2 }' "$DMP_TRACE/events/$1/hist"
+	echo "!hist:keys=$2 if $3" >"$DMP_TRACE/events/$1/trigger"
+}
+
+# dmp_devt DEV: DEV's device number as the kernel's trace events print it.
+dmp_devt()
+{
+	local mm
+
+	mm=$(cat "$(dmp_sysfs "$1")/dev") || return 1
+	echo $(((${mm%:*} << 20) | ${mm#*:}))
+}
+
+# dmp_again_filter DEV...: the block_bio_complete filter of bios to DEVs
+# that ended with BLK_STS_AGAIN (-EAGAIN): REQ_NOWAIT bios that found no
+# tag.  Every submitted bio that ends without a request reports this event.
+dmp_again_filter()
+{
+	local d list=""
+
+	for d in "$@"; do
+		list="$list || dev == $(dmp_devt "$d")"
+	done
+	echo "error == -11 && (${list# || })"
+}
+
+# dmp_check_again DESC "LOWER..." DEV VERIFY-ARGS...: polled write+verify
+# on DEV, which must succeed although some of its bios to the LOWER devices
+# failed with BLK_STS_AGAIN: counted, so that a run where every bio found
+# a tag cannot pass for a retry.  One KTAP result.
+dmp_check_again()
+{
+	local desc=$1 filter n rc=0
+	local -a lower
+	read -ra lower <<<"$2"
+	local dev=$3
+	shift 3
+
+	if ! filter=$(dmp_again_filter "${lower[@]}") ||
+		! dmp_count_start block/block_bio_complete dev "$filter"; then
+		ktap_test_fail "$desc: cannot count block_bio_complete events"
+		return
+	fi
+	"$DMP_VERIFY" -L "$DMP_MAX_LAT_MS" "$@" "$dev" || rc=$?
+	n=$(dmp_count_stop block/block_bio_complete dev "$filter")
+	echo "# $desc: ${n:-0} bios to ${lower[*]} ended with BLK_STS_AGAIN"
+	if [ "$rc" != 0 ]; then
+		ktap_test_fail "$desc: polled I/O failed"
+	elif [ "${n:-0}" -eq 0 ]; then
+		ktap_test_fail "$desc: no bio below ended with BLK_STS_AGAIN"
+	else
+		ktap_test_pass "$desc: polled, BLK_STS_AGAIN below retried, data verified"
+	fi
+}
+
+# dmp_kprobe_bio_status: define the kprobe event DMP_BIO_STATUS_EV on
+# bio_endio() with the bio's bi_status as field "status".  bi_status sits at
+# offset 25 of 6.12's struct bio (8 + 8 + 4 + 2 + 2 + 1): checked here, a
+# bio of the error target must end with BLK_STS_IOERR (10).
+DMP_BIO_STATUS_EV=
+dmp_kprobe_bio_status()
+{
+	local ev=dmpoll$$/bio_status n
+
+	[ -z "$DMP_BIO_STATUS_EV" ] || return 0
+	dmp_trace_instance &&
+		echo "p:$ev bio_endio status=+25(%di):u8" >>/sys/kernel/tracing/kprobe_events ||
+		return 1
+	DMP_KPROBES+=("$ev")
+	dmp_count_start "$ev" status "status == 10" &&
+		dmp_dm_create ioerr "0 8 error" || return 1
+	dd if="$DMP_NODE" of=/dev/null bs=4k count=1 iflag=direct status=none 2>/dev/null
+	n=$(dmp_count_stop "$ev" status "status == 10")
+	dmp_dm_remove ioerr
+	if [ "${n:-0}" -eq 0 ]; then
+		echo "# bio_endio: no BLK_STS_IOERR at offset 25, not bi_status"
+		return 1
+	fi
+	DMP_BIO_STATUS_EV=$ev
+}
+
 # dmp_rings_under_load DESC DEV RINGS CYCLES CMD...: run CMD CYCLES times
 # while RINGS processes, each with an io_uring of its own, write and read
 # back their own slice of DEV (at most 32 MiB) with polled I/O, over and
@@ -850,7 +1007,7 @@ dmp_check_verified()
 # One KTAP result.
 dmp_rings_under_load()
 {
-	local desc=$1 dev=$2 rings=$3 cycles=$4 slice r i rc=0
+	local desc=$1 dev=$2 rings=$3 cycles=$4 slice r i rc=0 suspends busy
 	# Its own files: CMD may be another dmp_rings_under_load.
 	local tmp=/tmp/dmp-load.$$.$((DMP_NLOADS++)) pids=()
 	local base=${DMP_LOAD_BASE:-0}
@@ -886,9 +1043,15 @@ dmp_rings_under_load()
 			sleep 0.1
 		done
 	done
+	suspends=$DMP_SUSPENDS busy=$DMP_SUSPENDS_BUSY
 	for ((i = 1; i <= cycles; i++)); do
 		"$@" || { echo "# $desc: '$*' failed ($i)"; rc=1; break; }
 	done
+	suspends=$((DMP_SUSPENDS - suspends)) busy=$((DMP_SUSPENDS_BUSY - busy))
+	if [ "$suspends" -gt 0 ]; then
+		echo "# $desc: I/O in flight at $busy of $suspends suspends"
+		[ "$busy" -gt 0 ] || { echo "# $desc: no suspend met the load"; rc=1; }
+	fi
 	touch "$tmp.stop"
 	for ((r = 0; r < rings; r++)); do
 		wait "${pids[$r]}" || rc=1

@@ -51,10 +51,10 @@ dmp_cleanup
 if ! dmp_have_nullb; then
 	ktap_test_skip "md raid0 over null_blk with one tag: no null_blk"
 elif dmp_nullb_create onetag size=64 memory_backed=1 queue_mode=2 poll_queues=1 \
-	submit_queues=1 hw_queue_depth=1 &&
-	dmp_md_create 0 --chunk=4 -- "$DMP_NODE" "$a"; then
-	dmp_check_verified "md raid0 over null_blk with one tag and NVMe: 512B-4k qd8" \
-		"$DMP_NODE" -s 8M -b 512-4k -q 8 -S 48
+	submit_queues=1 hw_queue_depth=1 && onetag=$DMP_NODE &&
+	dmp_md_create 0 --chunk=4 -- "$onetag" "$a"; then
+	dmp_check_again "md raid0 over null_blk with one tag and NVMe: 512B-4k qd8" \
+		"$onetag" "$DMP_NODE" -s 8M -b 512-4k -q 8 -S 48
 else
 	ktap_test_fail "md raid0 over null_blk with one tag: cannot create"
 fi

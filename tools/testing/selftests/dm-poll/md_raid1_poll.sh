@@ -58,11 +58,11 @@ if ! dmp_have_nullb; then
 elif dmp_nullb_create t0 size=96 memory_backed=1 queue_mode=2 poll_queues=1 \
 	submit_queues=1 hw_queue_depth=1 && t0=$DMP_NODE &&
 	dmp_nullb_create t1 size=96 memory_backed=1 queue_mode=2 poll_queues=1 \
-	submit_queues=1 hw_queue_depth=1 &&
-	dmp_md_create 1 --assume-clean --size=65536 -- "$t0" "$DMP_NODE" &&
+	submit_queues=1 hw_queue_depth=1 && t1=$DMP_NODE &&
+	dmp_md_create 1 --assume-clean --size=65536 -- "$t0" "$t1" &&
 	"$DMP_VERIFY" -m write -s 8M -b 4k-64k -q 8 -S 55 "$DMP_NODE" >/dev/null; then
-	dmp_check_verified "md raid1 over null_blk with one tag: reads qd8" \
-		"$DMP_NODE" -m read -s 8M -b 512-64k -q 8 -S 55
+	dmp_check_again "md raid1 over null_blk with one tag: reads qd8" \
+		"$t0 $t1" "$DMP_NODE" -m read -s 8M -b 512-64k -q 8 -S 55
 else
 	ktap_test_fail "md raid1 over null_blk with one tag: cannot create or write"
 fi

@@ -39,6 +39,7 @@ md_suspend()
 	local md
 
 	md=$(dmp_sysfs "$1")/md
+	dmp_note_inflight "$1"
 	if [ -w "$md/suspend_lo" ]; then
 		timeout 20 sh -c "echo 0 >'$md/suspend_lo'"
 	else

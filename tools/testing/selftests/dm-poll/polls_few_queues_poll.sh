@@ -65,25 +65,10 @@ rings_per_cpu()
 # interrupts, and interrupt driven, some (the control).  Two KTAP results.
 check_per_cpu()
 {
-	local desc="$1: a ring on each of $ncpu CPUs" irqs
+	local desc="$1: a ring on each of $ncpu CPUs"
 
-	DMP_IRQ_RE=$(dmp_irq_regex "$2")
-	if ! dmp_run_counted irqs rings_per_cpu "$2" "$3"; then
-		ktap_test_fail "$desc: polled I/O failed or was slow"
-	elif [ -z "$DMP_IRQ_RE" ]; then
-		ktap_test_fail "$desc: no device below $2 has interrupts to count"
-	elif [ "$irqs" -ne 0 ]; then
-		ktap_test_fail "$desc: $irqs interrupts during polled I/O (${DMP_IRQ_RE})"
-	else
-		ktap_test_pass "$desc: polled, data verified, 0 interrupts"
-	fi
-	if ! dmp_run_counted irqs rings_per_cpu "$2" $(($3 + 8)) -I; then
-		ktap_test_fail "$desc, interrupt driven: I/O failed or was slow"
-	elif [ "$irqs" -le 0 ]; then
-		ktap_test_fail "$desc, interrupt driven: no interrupt counted (${DMP_IRQ_RE})"
-	else
-		ktap_test_pass "$desc, interrupt driven: data verified, $irqs interrupts"
-	fi
+	dmp_check_mode "$desc" polled "$2" rings_per_cpu "$2" "$3"
+	dmp_check_mode "$desc, interrupt driven" irq "$2" rings_per_cpu "$2" $(($3 + 8)) -I
 }
 
 ktap_print_header

@@ -21,6 +21,7 @@ md_suspend_resume()
 	local md
 
 	md=$(dmp_sysfs "$1")/md
+	dmp_note_inflight "$1"
 	echo 0 >"$md/suspend_lo"
 }
 

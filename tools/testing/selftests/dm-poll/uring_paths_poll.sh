@@ -16,14 +16,13 @@ dmp_get_nvme_devs 2
 a=${DMP_NVME[0]} b=${DMP_NVME[1]}
 
 # paths_fio DEV ENGINE-ARGS...: fio writes 16 MiB of DEV in 4k-128k and
-# reads it back, crc32c verified; DMP_IRQS gets the interrupts below DEV.
+# reads it back, crc32c verified.
 paths_fio()
 {
 	local dev=$1
 	shift
 
-	DMP_IRQ_RE=$(dmp_irq_regex "$dev")
-	dmp_run_counted DMP_IRQS fio --name=paths --filename="$dev" --size=16M \
+	fio --name=paths --filename="$dev" --size=16M \
 		--direct=1 --rw=randwrite --bsrange=4k-128k --iodepth=8 \
 		--verify=crc32c --verify_fatal=1 --randseed=11 \
 		--output=/tmp/paths-fio.log "$@"
@@ -36,18 +35,8 @@ check_fio()
 	local desc=$1 dev=$2 mode=$3
 	shift 3
 
-	if ! paths_fio "$dev" "$@"; then
+	dmp_check_mode "$desc" "$mode" "$dev" paths_fio "$dev" "$@" ||
 		sed 's/^/# /' /tmp/paths-fio.log | tail -n 10
-		ktap_test_fail "$desc: fio failed"
-	elif [ -z "$DMP_IRQ_RE" ]; then
-		ktap_test_fail "$desc: no device below $dev has interrupts to count"
-	elif [ "$mode" = polled ] && [ "$DMP_IRQS" -ne 0 ]; then
-		ktap_test_fail "$desc: $DMP_IRQS interrupts during polled I/O"
-	elif [ "$mode" = irq ] && [ "$DMP_IRQS" -eq 0 ]; then
-		ktap_test_fail "$desc: 0 interrupts: completions were not counted"
-	else
-		ktap_test_pass "$desc: verified, $DMP_IRQS interrupts"
-	fi
 }
 
 # check_iowq DESC OUTPUT: the iopoll_verify run whose OUTPUT is given had
