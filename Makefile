@@ -8,6 +8,7 @@
 #   make bench      CPU cost per I/O, base against patched, under QEMU -icount
 #   make profile    kernel functions by instructions per I/O, raw and STACK=...
 #   make bisect     build the kernel at every patch of the series
+#   make deb        Debian packages of the patched kernel, Debian's config (real machines)
 #   make deps       install what the scripts need (apt-get)
 #   make clean      remove build/ (the kernel trees, images, logs)
 #
@@ -17,7 +18,7 @@
 
 SCRIPTS := scripts
 
-.PHONY: all demo check tree kernel series bench profile bisect deps clean
+.PHONY: all demo check tree kernel series bench profile bisect deb deps clean
 
 all: demo
 
@@ -48,6 +49,9 @@ profile:
 
 bisect: tree
 	@bash $(SCRIPTS)/build-each.sh
+
+deb: tree
+	@bash $(SCRIPTS)/deb.sh
 
 deps:
 	@bash $(SCRIPTS)/deps.sh

@@ -19,6 +19,7 @@ packages=(
 	shellcheck
 	gnuplot-nox			# make bench: the plot
 	linux-perf			# make profile: perf in the guest
+	dpkg-dev debhelper		# make deb: bindeb-pkg (dpkg-buildpackage, dh_*)
 )
 missing=()
 for p in "${packages[@]}"; do
