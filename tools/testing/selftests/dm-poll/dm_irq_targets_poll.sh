@@ -13,7 +13,7 @@ dmp_get_nvme_devs 2
 a=${DMP_NVME[0]} b=${DMP_NVME[1]}
 
 ktap_print_header
-ktap_set_plan 7
+ktap_set_plan 6
 # raid4/5/6 build member bios of their own (raid0/1/10: dm_raid_poll.sh)
 dmp_dm_zeroed r5a "$a" 500000 32768 && r5a=$DMP_NODE
 dmp_dm_zeroed r5b "$b" 500000 32768 && r5b=$DMP_NODE
@@ -23,9 +23,6 @@ dmp_check_table irq "raid (dm-raid raid5)" \
 	-s 8M -b 512-256k -q 4 -S 102
 dmp_check_table irq "mirror" "0 65536 mirror core 2 1024 nosync 2 $a 2048 $b 2048" \
 	-s 8M -b 512-256k -q 4 -S 103
-dmp_dm_zeroed wcssd "$a" 300000 32768 && wcssd=$DMP_NODE
-dmp_check_table irq "writecache" "0 65536 writecache s $b $wcssd 4096 0" \
-	-s 8M -b 4k-256k -q 4 -S 105
 dmp_check_table irq "ebs (4k emulated blocks)" "0 65536 ebs $a 2048 8" \
 	-s 8M -b 4k-128k -q 4 -S 106
 dmp_dm_zeroed lwdata "$a" 400000 65536 && lwdata=$DMP_NODE
