@@ -41,26 +41,26 @@ make-bcache --bucket 32k -B "$backing" -C "$cache" >/dev/null ||
 	ktap_exit_fail_msg "make-bcache failed"
 for dev in "$cache" "$backing"; do
 	echo "$dev" >/sys/fs/bcache/register ||
-		ktap_exit_fail_msg "cannot register $dev with bcache"
+		ktap_exit_fail_msg "cannot register the cache and backing devices with bcache"
 done
 # The bcache device whose slave is the backing device.
-lower=$(basename "$(readlink -f "$(dmp_sysfs "$backing")")")
+lower_disk=$(basename "$(readlink -f "$(dmp_sysfs "$backing")")")
 bdev=
 for ((i = 0; i < 50; i++)); do
 	for d in /sys/block/bcache*; do
-		[ -e "$d/slaves/$lower" ] && bdev=${d##*/}
+		[ -e "$d/slaves/$lower_disk" ] && bdev=${d##*/}
 	done
 	[ -n "$bdev" ] && break
 	sleep 0.1
 done
-[ -b "/dev/${bdev:-none}" ] || ktap_exit_fail_msg "no bcache device over $backing"
+[ -b "/dev/${bdev:-none}" ] || ktap_exit_fail_msg "no bcache device over the backing device"
 state=/sys/block/$bdev/bcache/state
 for ((i = 0; i < 50; i++)); do
 	[ "$(cat "$state")" = clean ] && break
 	sleep 0.1
 done
 [ "$(cat "$state")" = clean ] ||
-	ktap_exit_fail_msg "/dev/$bdev: the cache did not attach ($(cat "$state"))"
+	ktap_exit_fail_msg "bcache: the cache did not attach (state $(cat "$state"))"
 ktap_print_msg "/dev/$bdev over $backing, cache $cache attached"
 
 dmp_check_io_poll "bcache" "/dev/$bdev" 0

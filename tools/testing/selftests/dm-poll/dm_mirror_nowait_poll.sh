@@ -22,7 +22,8 @@ check_legs()
 
 	for leg in "$@"; do
 		if ! "$DMP_VERIFY" -I -m read -s 8M -b 64k -q 4 -S "$seed" "$leg" >/dev/null; then
-			ktap_test_fail "$desc: $leg does not hold the data"
+			echo "# $desc: $leg does not hold the data"
+			ktap_test_fail "$desc: a leg does not hold the data"
 			return
 		fi
 	done

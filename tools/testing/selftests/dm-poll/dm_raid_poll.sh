@@ -56,12 +56,14 @@ check_legs_equal()
 	shift 3
 
 	if cmp -s -n "$bytes" "$first" /dev/zero; then
-		ktap_test_fail "$desc: nothing was written to $first"
+		echo "# $desc: nothing was written to $first"
+		ktap_test_fail "$desc: nothing was written to the first leg"
 		return
 	fi
 	for l in "$@"; do
 		if ! cmp -s -n "$bytes" "$first" "$l"; then
-			ktap_test_fail "$desc: $first and $l differ"
+			echo "# $desc: $first and $l differ"
+			ktap_test_fail "$desc: the legs differ"
 			return
 		fi
 	done
@@ -176,10 +178,11 @@ for ((i = 0; i < 50; i++)); do
 	[ "$health" = AD ] && break
 	sleep 0.1
 done
+echo "# dm-raid raid1: health $health after a leg failed"
 if [ "$health" = AD ]; then
-	ktap_test_pass "dm-raid raid1: the failed leg is marked dead (health $health)"
+	ktap_test_pass "dm-raid raid1: the failed leg is marked dead"
 else
-	ktap_test_fail "dm-raid raid1: health $health after a leg failed, expected AD"
+	ktap_test_fail "dm-raid raid1: the failed leg is marked dead: health is not AD"
 fi
 dmp_check_polled_by_irq "degraded dm-raid raid1: writes" "$dev" \
 	-m write -s 16M -b 4k-256k -q 4 -S 63

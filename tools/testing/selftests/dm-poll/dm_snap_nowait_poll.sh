@@ -24,10 +24,11 @@ check_usage()
 	local status
 	status=$(dmsetup status "$2" | cut -d' ' -f4-)
 
+	echo "# $1: status '$status', expected '$3'"
 	if [ "$status" = "$3" ]; then
-		ktap_test_pass "$1: $status"
+		ktap_test_pass "$1: dmsetup status as expected"
 	else
-		ktap_test_fail "$1: status '$status', expected '$3'"
+		ktap_test_fail "$1: dmsetup status not as expected"
 	fi
 }
 
@@ -94,14 +95,14 @@ dmp_check_polled "origin: the snapshot's writes left it alone" "$origin" \
 # A second snapshot, with 4 KiB chunks, taken with the origin suspended:
 # chunks the first one has copied need a copy again.
 name=${origin#/dev/mapper/}
-dmsetup suspend "$name" || ktap_exit_fail_msg "cannot suspend $name"
+dmsetup suspend "$name" || ktap_exit_fail_msg "cannot suspend the origin"
 if ! dmp_dm_zeroed cow2 "$a" 640000 16384 ||
    ! dmp_dm_create snap2 "0 65536 snapshot $base $DMP_NODE N 8"; then
 	dmsetup resume "$name"
 	ktap_exit_fail_msg "cannot create a second snapshot"
 fi
 snap2=$DMP_NODE
-dmsetup resume "$name" || ktap_exit_fail_msg "cannot resume $name"
+dmsetup resume "$name" || ktap_exit_fail_msg "cannot resume the origin"
 dmp_check_verified "origin: polled writes that copy into the second snapshot, issued inline" \
 	"$origin" -W -s 2M -b 4k -q 8 -S 210
 dmp_check_polled "second snapshot: holds the origin from when it was taken" "$snap2" \

@@ -56,14 +56,16 @@ out=$("$DMP_VERIFY" -A -W -s 1M -q 4 -S 164 "$thin") && rc=0 || rc=$?
 if [ "$rc" -ne 0 ] && grep -q "iowq_workers [1-9]" <<<"$out"; then
 	ktap_test_pass "thin: io-wq use detected under IOSQE_ASYNC"
 else
-	ktap_test_fail "thin: io-wq use not detected under IOSQE_ASYNC: $out"
+	echo "# ${out//$'\n'/$'\n'# }"
+	ktap_test_fail "thin: io-wq use not detected under IOSQE_ASYNC"
 fi
 
 # O_DSYNC writes are REQ_FUA, which thin hands to the pool's worker to be
 # sent after a commit: without waiting, and with the data.
 if [ "$fua" != 1 ]; then
-	ktap_test_fail "thin: no FUA on $thin (queue/fua $fua): no volatile write cache below"
-	ktap_test_fail "thin: no FUA on $thin: interrupt-driven O_DSYNC writes not tested"
+	echo "# thin: no FUA on $thin (queue/fua $fua)"
+	ktap_test_fail "thin: polled O_DSYNC writes, issued inline: no FUA, no volatile write cache below"
+	ktap_test_fail "thin: interrupt-driven O_DSYNC writes, issued inline, interrupt driven: no FUA, not tested"
 else
 	dmp_check_verified "thin: polled O_DSYNC writes, issued inline" "$thin" \
 		-D -W -s 4M -b 4k-64k -q 8 -S 166
@@ -91,7 +93,8 @@ if ! wait "$churn"; then
 elif [ "$(cat "$stop.n" 2>/dev/null || echo 0)" -le 0 ]; then
 	ktap_test_fail "thin: no snapshot was created during the runs"
 else
-	ktap_test_pass "thin: $(cat "$stop.n") snapshots created and deleted during the runs"
+	echo "# thin: $(cat "$stop.n") snapshots created and deleted during the runs"
+	ktap_test_pass "thin: snapshots created and deleted during the runs"
 fi
 rm -f "$stop" "$stop.n"
 

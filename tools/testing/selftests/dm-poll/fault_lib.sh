@@ -173,13 +173,14 @@ dmpf_check()
 	DMPF_EIO=${DMPF_EIO:-0}
 	DMPF_MAXLAT=$(sed -n 's/.* max_lat_us \([0-9]*\).*/\1/p' <<<"$out")
 	DMPF_MAXLAT=${DMPF_MAXLAT:-0}
-	echo "# irqs=$DMPF_IRQS eio=$DMPF_EIO counters:$(dmpf_counters)"
+	echo "# ios=$DMPF_IOS irqs=$DMPF_IRQS eio=$DMPF_EIO counters:$(dmpf_counters)"
 	if [ "$rc" != 0 ]; then
 		ktap_test_fail "$desc: I/O failed, wrong data or slower than $DMP_MAX_LAT_MS ms"
 	elif ! dmpf_conds "$conds"; then
-		ktap_test_fail "$desc: $DMPF_IOS I/Os, not true:$DMPF_BAD"
+		echo "# $desc: not true:$DMPF_BAD"
+		ktap_test_fail "$desc: verified, $conds: not all true"
 	else
-		ktap_test_pass "$desc: $DMPF_IOS I/Os verified, $conds"
+		ktap_test_pass "$desc: verified, $conds"
 	fi
 }
 
@@ -235,29 +236,31 @@ dmpf_claimable()
 # exclusively again.  One KTAP result.  Needs dmsetup.
 dmpf_check_unload()
 {
-	local desc=$1 lower=$2 why="" inflight refcnt holders out
+	local desc=$1 lower=$2 why="" detail="" inflight refcnt holders out
 
 	inflight=$(dmpf_stat inflight)
 	refcnt=$(cat "$DMPF_SYS/refcnt")
 	holders=$(dmp_sysfs "$lower")/holders
 	if ! out=$(rmmod dmp_fault 2>&1); then
-		why="rmmod failed (refcnt $refcnt): $out"
+		why="rmmod failed" detail="refcnt $refcnt: $out"
 	elif [ "$inflight" != 0 ]; then
-		why="$inflight clones in flight before unload"
+		why="clones in flight before unload" detail="$inflight clones in flight"
 	elif [ -e "$DMPF_SYS" ] || [ -e /sys/block/dmpfault0 ] || [ -e "$DMPF_DEV" ]; then
 		why="module or disk still there"
 	elif [ -n "$(ls "$holders")" ]; then
-		why="$lower still has holders: $(ls "$holders")"
+		why="the device below still has holders"
+		detail="$lower: holders $(ls "$holders")"
 	elif grep -qsE 'R-dmp_fault|\+dmp_fault' /proc/[0-9]*/comm; then
 		# The rescuer, or a kworker running our work; kworkers that
 		# ran some before keep "-dmp_fault" in their names.
 		why="a dmp_fault workqueue thread is left"
 	elif [ -n "$(dmpf_new_bio_slabs)" ]; then
-		why="bio slabs left: $(dmpf_new_bio_slabs | tr '\n' ' ')"
+		why="bio slabs left" detail="$(dmpf_new_bio_slabs | tr '\n' ' ')"
 	elif ! dmpf_claimable "$lower"; then
-		why="$lower is still claimed"
+		why="the device below is still claimed" detail="$lower"
 	fi
 	if [ -n "$why" ]; then
+		[ -z "$detail" ] || echo "# $desc: ${detail//$'\n'/ }"
 		ktap_test_fail "$desc: $why"
 	else
 		ktap_test_pass "$desc: rmmod clean, nothing left"

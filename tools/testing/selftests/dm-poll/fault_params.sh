@@ -35,7 +35,8 @@ refused()
 	if [ -z "$msg" ]; then
 		ktap_test_fail "$desc: refused, but no '$pattern' in the kernel log"
 	else
-		ktap_test_pass "$desc: refused: $msg"
+		echo "# $desc: $msg"
+		ktap_test_pass "$desc: refused, '$pattern' in the kernel log"
 	fi
 }
 
@@ -66,7 +67,8 @@ size=$(dmp_sectors "$DMPF_DEV")
 if [ "$size" = "$(dmp_sectors "$nvme")" ]; then
 	ktap_test_pass "dmpfault0 has the size of $nvme"
 else
-	ktap_test_fail "dmpfault0 has $size sectors, $nvme $(dmp_sectors "$nvme")"
+	echo "# dmpfault0 has $size sectors, $nvme $(dmp_sectors "$nvme")"
+	ktap_test_fail "dmpfault0 has the size of $nvme: the sizes differ"
 fi
 dmp_check_io_poll "dmpfault0 on $nvme" "$DMPF_DEV" 1
 if dmpf_claimable "$nvme"; then
@@ -86,7 +88,8 @@ for s in $DMPF_STATS; do
 	knob_refused "stat_$s" 1 || bad="$bad stat_$s=1"
 done
 if [ -n "$bad" ]; then
-	ktap_test_fail "run-time writes accepted:$bad"
+	echo "# run-time writes accepted:$bad"
+	ktap_test_fail "out-of-range knobs and counter writes refused at run time: some accepted"
 else
 	ktap_test_pass "out-of-range knobs and counter writes refused at run time"
 fi
@@ -109,11 +112,10 @@ if ! dmp_have_nullb; then
 	ktap_test_skip "on a lower device that cannot poll: no null_blk"
 elif dmp_nullb_create nopoll size=64 memory_backed=1 queue_mode=2 poll_queues=0 &&
 	dmpf_load "$DMP_NODE"; then
-	nullb=$DMP_NODE
 	if [ "$(dmp_io_poll "$DMPF_DEV")" = 0 ]; then
-		dmp_check_eopnotsupp "dmpfault0 on $nullb without poll queues" "$DMPF_DEV"
+		dmp_check_eopnotsupp "dmpfault0 on null_blk without poll queues" "$DMPF_DEV"
 	else
-		ktap_test_fail "dmpfault0 on $nullb without poll queues polls"
+		ktap_test_fail "dmpfault0 on null_blk without poll queues: queue/io_poll is 1"
 	fi
 	dmpf_unload || echo "# rmmod failed"
 else

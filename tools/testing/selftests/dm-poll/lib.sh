@@ -547,10 +547,11 @@ dmp_check_mirrors()
 		ktap_test_fail "$desc: the check did not finish"
 	else
 		mism=$(cat "$sys/mismatch_cnt")
+		echo "# $desc: mismatch_cnt $mism"
 		if [ "$mism" = 0 ]; then
 			ktap_test_pass "$desc: md check finds the mirrors alike"
 		else
-			ktap_test_fail "$desc: md check: mismatch_cnt $mism"
+			ktap_test_fail "$desc: md check finds the mirrors differ"
 		fi
 	fi
 	echo max >"$sys/sync_max"
@@ -732,7 +733,8 @@ dmp_check_mode()
 		ktap_test_fail "$desc: I/O failed or was slow"
 	elif [ -z "$DMP_IRQ_RE" ]; then
 		# 0 interrupts of no line would prove nothing.
-		ktap_test_fail "$desc: no device below $dev has interrupts to count"
+		echo "# $desc: no device below $dev has interrupts to count"
+		ktap_test_fail "$desc: no device below has interrupts to count"
 	elif [ "$mode" = polled ] && [ "$DMP_IRQS" -ne 0 ]; then
 		ktap_test_fail "$desc: interrupts during polled I/O"
 	elif [ "$mode" = irq ] && [ "$DMP_IRQS" -eq 0 ]; then
@@ -779,14 +781,16 @@ dmp_check_polled_parts()
 		return
 	fi
 	n=$(($(awk '{ print $1 + $5 }' "$stat") - before))
+	echo "# $desc: $DMP_IRQS interrupts (${DMP_IRQ_RE:-no device to count});" \
+		"$dev completed $n bios, $parts expected"
 	if [ -z "$DMP_IRQ_RE" ]; then
-		ktap_test_fail "$desc: no device below $dev has interrupts to count"
+		ktap_test_fail "$desc: no device below has interrupts to count"
 	elif [ "$DMP_IRQS" -ne 0 ]; then
-		ktap_test_fail "$desc: $DMP_IRQS interrupts during polled I/O (${DMP_IRQ_RE})"
+		ktap_test_fail "$desc: interrupts during polled I/O"
 	elif [ "$n" -ne "$parts" ]; then
-		ktap_test_fail "$desc: $dev completed $n bios, not $parts"
+		ktap_test_fail "$desc: not split into the expected parts"
 	else
-		ktap_test_pass "$desc: polled in $n parts, data verified, 0 interrupts"
+		ktap_test_pass "$desc: polled in the expected parts, data verified, 0 interrupts"
 	fi
 }
 
@@ -811,7 +815,7 @@ dmp_check_table()
 	shift 3
 
 	if ! dmp_dm_create "t$((++DMP_NTABLES))" "$table"; then
-		ktap_test_fail "$desc: cannot create: $table"
+		ktap_test_fail "$desc: cannot create the table"
 	elif [ "$mode" = polled ]; then
 		dmp_check_polled "$desc" "$DMP_NODE" "$@"
 	elif [ "$mode" = verified ]; then
@@ -847,8 +851,10 @@ dmp_check_iowq()
 
 	out=$("$DMP_VERIFY" "$@" "$dev") || rc=$?
 	workers=$(dmp_iowq_workers <<<"$out")
+	echo "# $desc: ${workers:-no} io-wq workers"
 	if [ "$rc" -ne 0 ]; then
-		ktap_test_fail "$desc: I/O failed: $(tr '\n' ' ' <<<"$out" | cut -c1-300)"
+		tr '\n' ' ' <<<"$out" | cut -c1-300 | sed 's/^/# /'
+		ktap_test_fail "$desc: I/O failed"
 	elif [ "${workers:-0}" -le 0 ]; then
 		ktap_test_fail "$desc: nothing was retried from io-wq"
 	else
@@ -1016,7 +1022,8 @@ dmp_rings_under_load()
 	shift 4
 
 	if ! [[ $cycles =~ ^[1-9][0-9]*$ ]]; then
-		ktap_test_fail "$desc: '$cycles' cycles"
+		echo "# $desc: '$cycles' cycles"
+		ktap_test_fail "$desc under polled load ($rings rings): no number of cycles"
 		return
 	fi
 
@@ -1063,7 +1070,8 @@ dmp_rings_under_load()
 	done
 	DMP_LOAD_PIDS=("${DMP_LOAD_PIDS[@]}")
 	rm -f "$tmp.stop"
-	desc="$desc under polled load ($rings rings, $cycles times)"
+	echo "# $desc: $rings rings, $cycles cycles"
+	desc="$desc under polled load ($rings rings)"
 	if [ "$rc" = 0 ]; then
 		ktap_test_pass "$desc: all I/O done and verified"
 	else
@@ -1191,10 +1199,11 @@ dmp_check_bio_cache()
 	allocs=$(($(dmp_bio_slab_allocs) - before))
 	ios=$(sed -n 's/.*: writes \([0-9]*\) reads \([0-9]*\) .*/\1 + \2/p' <<<"$out")
 	ios=$((ios))
+	echo "# $desc: $allocs bio slab allocations for $ios polled I/Os"
 	if [ "$allocs" -lt $((ios / 8)) ]; then
-		ktap_test_pass "$desc: $allocs bio slab allocations for $ios polled I/Os"
+		ktap_test_pass "$desc: under one bio slab allocation per 8 polled I/Os"
 	else
-		ktap_test_fail "$desc: $allocs bio slab allocations for $ios I/Os: no bio cache"
+		ktap_test_fail "$desc: under one bio slab allocation per 8 polled I/Os: no bio cache"
 	fi
 }
 
@@ -1207,6 +1216,7 @@ dmp_check_io_poll()
 	if [ "$got" = "$3" ]; then
 		ktap_test_pass "$1: queue/io_poll is $3"
 	else
-		ktap_test_fail "$1: queue/io_poll is $got, expected $3"
+		echo "# $1: queue/io_poll is $got"
+		ktap_test_fail "$1: queue/io_poll is not $3"
 	fi
 }

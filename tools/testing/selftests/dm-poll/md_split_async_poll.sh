@@ -51,11 +51,12 @@ md_suspend()
 # included, reached the members polled.
 check_rests()
 {
+	echo "# $1:$(dmpf_counters)"
 	if dmpf_conds "submit_delayed>0 inflight=0 linked=clones"; then
-		echo "# $1:$(dmpf_counters)"
 		ktap_test_pass "$1: dmp_fault held the submissions, every part came polled"
 	else
-		ktap_test_fail "$1: dmp_fault: not true:$DMPF_BAD"
+		echo "# $1: not true:$DMPF_BAD"
+		ktap_test_fail "$1: dmp_fault: not all held or not all polled"
 	fi
 }
 

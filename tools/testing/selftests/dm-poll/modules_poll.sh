@@ -55,14 +55,15 @@ held()
 	local refs
 
 	refs=$(cat "/sys/module/$2/refcnt" 2>/dev/null)
+	echo "# $1: module $2 refcnt ${refs:-none}"
 	if [ -z "$refs" ]; then
 		ktap_test_fail "$1: module $2 is not loaded"
 	elif [ "$refs" -lt 1 ]; then
-		ktap_test_fail "$1: module $2 has no users (refcnt $refs)"
+		ktap_test_fail "$1: module $2 has no users"
 	elif rmmod "$2" 2>/dev/null; then
 		ktap_test_fail "$1: rmmod $2 succeeded while in use"
 	else
-		ktap_test_pass "$1: loaded, $refs users, rmmod refused"
+		ktap_test_pass "$1: loaded, in use, rmmod refused"
 	fi
 }
 
@@ -72,7 +73,8 @@ gone()
 	if unload "$2"; then
 		ktap_test_pass "$1: rmmod $2"
 	else
-		ktap_test_fail "$1: $2 does not unload (refcnt $(cat "/sys/module/$2/refcnt"))"
+		echo "# $1: module $2 refcnt $(cat "/sys/module/$2/refcnt")"
+		ktap_test_fail "$1: $2 does not unload"
 	fi
 }
 
@@ -110,7 +112,8 @@ if [ "$with" -eq $((refs + 1)) ] && [ "$(cat /sys/module/null_blk/refcnt)" -eq "
 	ktap_test_pass "null_blk under dm-linear: the table holds one reference"
 else
 	after=$(cat /sys/module/null_blk/refcnt)
-	ktap_test_fail "null_blk under dm-linear: refcnt $refs, $with with the table, then $after"
+	echo "# null_blk under dm-linear: refcnt $refs, $with with the table, then $after"
+	ktap_test_fail "null_blk under dm-linear: the table does not hold one reference"
 fi
 dmp_cleanup
 if unload null_blk && modprobe null_blk nr_devices=0 poll_queues=2 &&
@@ -124,12 +127,14 @@ fi
 if unload_tree dm_mod; then
 	ktap_test_pass "dm_mod and its targets unload with no table left"
 else
-	ktap_test_fail "dm_mod does not unload: held by $(holders dm_mod)"
+	echo "# dm_mod held by $(holders dm_mod)"
+	ktap_test_fail "dm_mod and its targets do not unload"
 fi
 if unload_tree md_mod; then
 	ktap_test_pass "md_mod and its personalities unload with no array left"
 else
-	ktap_test_fail "md_mod does not unload: held by $(holders md_mod)"
+	echo "# md_mod held by $(holders md_mod)"
+	ktap_test_fail "md_mod and its personalities do not unload"
 fi
 if ! modprobe dm_mod || ! modprobe md_mod; then
 	ktap_exit_fail_msg "cannot load dm_mod and md_mod again"

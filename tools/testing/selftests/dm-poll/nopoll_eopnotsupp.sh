@@ -18,13 +18,15 @@ nullb=$DMP_NODE
 dmp_dm_create nopoll "0 65536 linear $nullb 0" || ktap_exit_fail_msg "cannot create dm-linear"
 dm=$DMP_NODE
 
-for dev in "$nullb" "$dm"; do
-	dmp_check_io_poll "$dev" "$dev" 0
-	dmp_check_eopnotsupp "$dev" "$dev"
+for role in null_blk dm-linear; do
+	dev=$nullb
+	[ "$role" = null_blk ] || dev=$dm
+	dmp_check_io_poll "$role" "$dev" 0
+	dmp_check_eopnotsupp "$role" "$dev"
 	if "$DMP_VERIFY" -I -s 1M -b 4k -q 4 -S 41 "$dev"; then
-		ktap_test_pass "$dev: interrupt-driven I/O works"
+		ktap_test_pass "$role: interrupt-driven I/O works"
 	else
-		ktap_test_fail "$dev: interrupt-driven I/O failed"
+		ktap_test_fail "$role: interrupt-driven I/O failed"
 	fi
 done
 ktap_finished

@@ -23,7 +23,8 @@ check_lbs()
 	if [ "$lbs" = 4096 ]; then
 		ktap_test_pass "$1: logical blocks of 4096 bytes"
 	else
-		ktap_test_fail "$1: logical blocks of $lbs bytes, not 4096"
+		echo "# $1: logical blocks of $lbs bytes"
+		ktap_test_fail "$1: logical blocks not of 4096 bytes"
 	fi
 }
 

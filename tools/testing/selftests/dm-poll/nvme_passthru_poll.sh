@@ -25,18 +25,24 @@ fio_passthru()
 ktap_print_header
 ktap_set_plan 2
 DMP_IRQ_RE=$(dmp_irq_regex "${DMP_NVME[0]}")
-if ! dmp_run_counted irqs fio_passthru 1; then
+rc=0 irqs=0
+dmp_run_counted irqs fio_passthru 1 || rc=$?
+echo "# $ng: polled: $irqs interrupts ($DMP_IRQ_RE)"
+if [ "$rc" != 0 ]; then
 	ktap_test_fail "$ng: polled passthrough write+verify failed"
 elif [ "$irqs" -ne 0 ]; then
-	ktap_test_fail "$ng: $irqs interrupts during polled passthrough"
+	ktap_test_fail "$ng: interrupts during polled passthrough"
 else
 	ktap_test_pass "$ng: polled passthrough, data verified, 0 interrupts"
 fi
-if ! dmp_run_counted irqs fio_passthru 0; then
+rc=0
+dmp_run_counted irqs fio_passthru 0 || rc=$?
+echo "# $ng: interrupt driven: $irqs interrupts ($DMP_IRQ_RE)"
+if [ "$rc" != 0 ]; then
 	ktap_test_fail "$ng: interrupt-driven passthrough failed"
 elif [ "$irqs" -le 0 ]; then
 	ktap_test_fail "$ng: no interrupts counted for interrupt-driven passthrough"
 else
-	ktap_test_pass "$ng: interrupt-driven passthrough, $irqs interrupts"
+	ktap_test_pass "$ng: interrupt-driven passthrough, interrupts counted"
 fi
 ktap_finished

@@ -65,7 +65,9 @@ rings_per_cpu()
 # interrupts, and interrupt driven, some (the control).  Two KTAP results.
 check_per_cpu()
 {
-	local desc="$1: a ring on each of $ncpu CPUs"
+	local desc="$1: a ring on each CPU"
+
+	echo "# $desc: $ncpu CPUs"
 
 	dmp_check_mode "$desc" polled "$2" rings_per_cpu "$2" "$3"
 	dmp_check_mode "$desc, interrupt driven" irq "$2" rings_per_cpu "$2" $(($3 + 8)) -I
@@ -75,10 +77,11 @@ ktap_print_header
 ktap_set_plan 5
 # Every CPU maps to a poll queue: with fewer queues, some serve several.
 cpus=$(cat "$(dmp_sysfs "$a")/mq/${polls_a[0]}/cpu_list" 2>/dev/null)
+echo "# $a: ${#polls_a[@]} poll queue(s) for $ncpu CPUs, hctx ${polls_a[0]} serves CPUs '$cpus'"
 if [ "$(wc -w <<<"${cpus//,/ }")" -gt 1 ]; then
-	ktap_test_pass "$a: ${#polls_a[@]} poll queue(s) for $ncpu CPUs, one serves CPUs $cpus"
+	ktap_test_pass "$a: fewer poll queues than CPUs, one serves several CPUs"
 else
-	ktap_test_fail "$a: poll queue ${polls_a[0]} serves CPUs '$cpus', not several"
+	ktap_test_fail "$a: fewer poll queues than CPUs, one serves several CPUs: not so"
 fi
 
 dmp_dm_create few-striped "0 131072 striped 2 8 $a 0 $b 0" ||

@@ -87,23 +87,26 @@ close_cycles()
 		esac
 		if [ "$rc" != "$want" ]; then
 			echo "$out"
-			ktap_test_fail "$desc: cycle $i: exit status $rc, not $want"
+			echo "# $desc: cycle $i: exit status $rc, not $want"
+			ktap_test_fail "$desc: unexpected exit status"
 			return
 		fi
 		if [ "$kind" != kill9 ] &&
 			! grep -qE 'with [1-9][0-9]* of [0-9]+ I/Os outstanding' <<<"$out"; then
 			echo "$out"
-			ktap_test_fail "$desc: cycle $i: no I/O was outstanding"
+			echo "# $desc: cycle $i: no I/O was outstanding"
+			ktap_test_fail "$desc: no I/O was outstanding"
 			return
 		fi
 		if ! close_drained "$dev"; then
-			ktap_test_fail "$desc: cycle $i: I/O left behind"
+			echo "# $desc: cycle $i: I/O left behind"
+			ktap_test_fail "$desc: I/O left behind"
 			return
 		fi
 	done
 	rm -f "$ready" /tmp/close-out.$$
-	echo "# $desc: the last: ${out##*$'\n'# }"
-	ktap_test_pass "$desc: $CYCLES times, nothing left in flight"
+	echo "# $desc: $CYCLES cycles, the last: ${out##*$'\n'# }"
+	ktap_test_pass "$desc: nothing left in flight"
 }
 
 # close_cases STACK DEV: the three ways to lose a ring, then a fresh ring

@@ -46,8 +46,9 @@ check_iowq()
 	local workers
 
 	workers=$(dmp_iowq_workers <"$2")
+	echo "# $1: ${workers:-no} io-wq workers"
 	if [ "${workers:-0}" -gt 0 ]; then
-		ktap_test_pass "$1: $workers io-wq workers issued the I/O"
+		ktap_test_pass "$1: io-wq workers issued the I/O"
 	else
 		ktap_test_fail "$1: no io-wq worker issued the I/O"
 	fi
