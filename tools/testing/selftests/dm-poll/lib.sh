@@ -34,10 +34,11 @@ DMP_NMD=0
 # The load rings of dmp_rings_under_load still running.
 DMP_LOAD_PIDS=()
 
-# Without udev, libdevmapper must create /dev/mapper nodes itself and must
-# not wait for udev cookies.
-if [ ! -d /run/udev ]; then
-	export DM_DISABLE_UDEV=1
+# Without a running udev (its control socket), libdevmapper must create
+# /dev/mapper nodes itself and not wait for udev cookies, and mdadm, which
+# takes the /run/udev directory alone for udev, must create /dev/md nodes.
+if [ ! -S /run/udev/control ]; then
+	export DM_DISABLE_UDEV=1 MDADM_NO_UDEV=1
 fi
 
 dmp_cleanup()
