@@ -45,7 +45,7 @@ fi
 	say "deb: note: $src has uncommitted changes; they are built too"
 [ -f "$DEB_CONFIG" ] || die "no kernel config at $DEB_CONFIG" \
 	"(apt-get install linux-config-6.12, or DEB_CONFIG=/path/to/config)"
-need_cmds gcc make flex bison bc ccache cpio depmod xz perl python3 \
+need_cmds gcc make flex bison bc ccache cpio depmod xz perl python3 openssl \
 	dpkg-buildpackage dh_testdir
 if [ -n "${DEB_FRAGMENT:-}" ]; then
 	[ -f "$DEB_FRAGMENT" ] || die "DEB_FRAGMENT=$DEB_FRAGMENT: no such file"

@@ -8,7 +8,7 @@ set -eu
 packages=(
 	linux-source-6.12		# the base tree
 	linux-config-6.12		# Debian's config, which the test kernel's follows
-	git make gcc flex bison bc libelf-dev libssl-dev perl ccache cpio xz-utils kmod
+	git make gcc flex bison bc libelf-dev libssl-dev openssl perl ccache cpio xz-utils kmod
 	python3 python3-ply python3-git	# checkpatch's spdxcheck
 	qemu-system-x86			# the test VM
 	busybox-static bash coreutils util-linux fio mdadm dmsetup	# guest userspace

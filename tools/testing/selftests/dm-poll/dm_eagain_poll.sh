@@ -20,7 +20,8 @@ dmp_nullb_create onetag size=64 memory_backed=1 queue_mode=2 poll_queues=1 \
 nullb=$DMP_NODE
 dmp_check_again "null_blk, one tag, qd8" "$nullb" "$nullb" -s 8M -b 4k-64k -q 8 -S 141
 dmp_dm_create onetag "0 65536 linear $nullb 0" || ktap_exit_fail_msg "cannot create dm-linear"
-dmp_check_again "dm-linear over null_blk, one tag, qd8" "$nullb" "$DMP_NODE" -s 8M -b 4k-64k -q 8 -S 142
+dmp_check_again "dm-linear over null_blk, one tag, qd8" "$nullb" "$DMP_NODE" \
+	-s 8M -b 4k-64k -q 8 -S 142
 dmp_dm_create onetag2 "0 65536 striped 2 8 $nullb 0 $nullb 65536" ||
 	ktap_exit_fail_msg "cannot create dm-striped"
 dmp_check_again "dm-striped over null_blk, one tag, qd8" "$nullb" "$DMP_NODE" \

@@ -2,21 +2,25 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # dm-writecache (lvmcache's writecache) in SSD mode takes REQ_NOWAIT bios,
-# so io_uring issues I/O to it inline, and keeps polled I/O polled: writes
-# go to the cache device, reads of cached blocks to the cache device and
-# the others to the origin, all remapped at once.  A read of a block whose
-# write is not committed yet would wait for that write: it fails with
+# so io_uring issues I/O to it inline.  Reads of blocks not cached go to
+# the origin polled; writes and reads of cached blocks go to the cache
+# device by interrupt, as writecache waits for them holding its lock: a
+# blocking read of a block whose polled write is still in flight must not
+# wait for that write.  A REQ_NOWAIT read of a block whose write is not
+# committed, while writes are in flight, would wait for them: it fails with
 # BLK_STS_AGAIN and DM retries it, counted.  The cache lives on the first
-# NVMe namespace, the origin on the second; the origin is written and
-# read from below.  Commits (metadata, by interrupt) happen only when the
-# test asks for them.
+# NVMe namespace, the origin on the second; the origin is written and read
+# from below.  Commits (metadata, by interrupt) happen only when the test
+# asks for them.
 . "$(dirname "$0")/lib.sh"
 
 dmp_require_root
 dmp_require_cmds dmsetup dd
+dmp_require_nullb
 dmp_get_nvme_devs 2
 a=${DMP_NVME[0]} b=${DMP_NVME[1]}
-DMP_IRQ_RE_OVERRIDE="$(dmp_irq_regex "$a")|$(dmp_irq_regex "$b")"
+irq_a=$(dmp_irq_regex "$a")
+DMP_IRQ_RE_OVERRIDE="$irq_a|$(dmp_irq_regex "$b")"
 
 # sectors DEV read|written: sectors DEV (a dm device) has read or written.
 sectors()
@@ -58,7 +62,7 @@ cleaned()
 }
 
 ktap_print_header
-ktap_set_plan 13
+ktap_set_plan 14
 dmp_kprobe_bio_status || ktap_exit_fail_msg "cannot count bio statuses"
 dmp_dm_zeroed wcssd "$a" 300000 32768 || ktap_exit_fail_msg "cannot create the cache device"
 ssd=$DMP_NODE
@@ -75,31 +79,39 @@ dmp_check_polled "writecache: polled reads of blocks not cached, issued inline" 
 	-W -m read -s 8M -b 4k-64k -q 8 -S 181
 check_served "writecache: misses" "origin=$orig" "cache device=$ssd" "$@" read
 
+# The cache device's writes complete by interrupt, from it alone.
 set -- "$(sectors "$ssd" written)" "$(sectors "$orig" written)"
-dmp_check_polled "writecache: polled writes, issued inline" "$wc" \
-	-W -m write -o 16M -s 4M -b 4k-64k -q 8 -S 182
+DMP_IRQ_RE_OVERRIDE=$irq_a
+dmp_check_mode "writecache: polled writes, issued inline, to the cache device" irq "$wc" \
+	"$DMP_VERIFY" -L "$DMP_MAX_LAT_MS" -W -m write -o 16M -s 4M -b 4k-64k -q 8 -S 182 "$wc"
 check_served "writecache: writes" "cache device=$ssd" "origin=$orig" "$@" written
 
-# Not committed yet: each polled read of these blocks fails with
-# BLK_STS_AGAIN (12) at first, before anything is sent; DM's worker sends
-# it again, by interrupt.
+# Not committed yet, with writes in flight elsewhere: each polled read of
+# these blocks fails with BLK_STS_AGAIN (12) at first, before anything is
+# sent; DM's worker sends it again, by interrupt.
+(while "$DMP_VERIFY" -I -m write -o 24M -s 1M -b 4k -q 8 -S 186 "$wc" >/dev/null; do
+	:
+done) &
+DMP_LOAD_PIDS+=($!)
 dmp_count_start "$DMP_BIO_STATUS_EV" status "status == 12"
 dmp_check_verified "writecache: polled reads of uncommitted blocks" "$wc" \
 	-m read -o 16M -s 4M -b 4k-64k -q 8 -S 182
 n=$(dmp_count_stop "$DMP_BIO_STATUS_EV" status "status == 12")
+dmp_kill_loads
 echo "# writecache: $n bios ended with BLK_STS_AGAIN"
 if [ "${n:-0}" -gt 0 ]; then
 	ktap_test_pass "writecache: reads of uncommitted blocks retried"
 else
-	ktap_test_fail "writecache: no read of an uncommitted block retried"
+	ktap_test_fail "writecache: reads of uncommitted blocks retried"
 fi
 
 # A suspend commits them; the "flush" message would also write them back.
 dmp_dm_suspend_resume "$name" || ktap_exit_fail_msg "cannot commit the cache"
 set -- "$(sectors "$ssd" read)" "$(sectors "$orig" read)"
-dmp_check_polled "writecache: polled reads of cached blocks, issued inline" "$wc" \
-	-W -m read -o 16M -s 4M -b 4k-64k -q 8 -S 182
+dmp_check_mode "writecache: polled reads of cached blocks, issued inline" irq "$wc" \
+	"$DMP_VERIFY" -L "$DMP_MAX_LAT_MS" -W -m read -o 16M -s 4M -b 4k-64k -q 8 -S 182 "$wc"
 check_served "writecache: hits" "cache device=$ssd" "origin=$orig" "$@" read
+DMP_IRQ_RE_OVERRIDE="$irq_a|$(dmp_irq_regex "$b")"
 dmp_check_irq "writecache" "$wc" -o 16M -s 4M -b 4k-64k -q 8 -S 183
 
 # O_DSYNC writes are REQ_FUA: writecache commits after they completed, in
@@ -129,4 +141,17 @@ dmp_dm_create wc2 "0 65536 writecache s $orig $DMP_NODE 4096 0" ||
 wc=$DMP_NODE
 dmp_rings_under_load "writecache: suspend and resume" "$wc" 2 3 \
 	dmp_after_pause 0.5 dmp_dm_suspend_resume "${wc#/dev/mapper/}"
+
+# A blocking read of a block whose polled write is in flight, by the task
+# that alone would poll that write: writecache waits for the writes in
+# flight before it reads an uncommitted block.  The cache device is a
+# null_blk whose requests take 20 ms, polled or by interrupt, so the
+# writes are still in flight when the read comes.
+dmp_dm_remove wc2 || ktap_exit_fail_msg "cannot remove writecache"
+dmp_nullb_create wcslow size=64 memory_backed=1 queue_mode=2 poll_queues=1 \
+	irqmode=2 completion_nsec=20000000 || ktap_exit_fail_msg "cannot create null_blk"
+dmp_dm_create wc3 "0 65536 writecache s $orig $DMP_NODE 4096 0" ||
+	ktap_exit_fail_msg "cannot create writecache"
+dmp_check_verified "writecache: blocking read of a block a polled write has in flight" \
+	"$DMP_NODE" -B -m write -s 1M -b 4k -q 16 -S 185 -T 120
 ktap_finished

@@ -56,6 +56,8 @@ struct opts {
 	unsigned int nr_segs;
 	unsigned int seg_offset;	/* each segment's offset in a page of its own */
 	enum abort_mode abort;
+	/* -B: a blocking read of the first write's block while it is in flight */
+	bool block_read;
 	bool do_write, do_read;
 	bool expect_zeros;
 	bool iopoll;
@@ -476,6 +478,39 @@ static int abort_rings(const struct opts *o, struct ring_ctx *rings)
 }
 
 /*
+ * -B: the first writes are in flight and nothing polls them: read the
+ * block of the first with a blocking pread(), which must be back within
+ * -L.  A stack that made it wait for the writes in flight would wait for
+ * I/O that only this thread polls.
+ */
+static int blocking_read(const struct opts *o, const struct ring_ctx *rc)
+{
+	const struct slot *s = &rc->slots[0];
+	unsigned long long us;
+	struct timespec start;
+	void *buf;
+	ssize_t n;
+
+	if (posix_memalign(&buf, PAGE, s->len))
+		return -1;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	n = pread(s->stream->t->fd, buf, s->len, s->off);
+	us = elapsed_us(&start);
+	free(buf);
+	printf("# blocking read of %u bytes at %llu, %u writes in flight: %llu us\n",
+	       s->len, s->off, rc->inflight, us);
+	if (n != (ssize_t)s->len) {
+		printf("# blocking read: %s\n", n < 0 ? strerror(errno) : "short");
+		return -1;
+	}
+	if (o->max_lat_ms && us > o->max_lat_ms * 1000ULL) {
+		printf("# blocking read: longer than %u ms\n", o->max_lat_ms);
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * One pass over the regions: writes the pattern or reads and checks it.
  * With one ring, submit and wait for a completion; with several, this
  * thread goes round them, submitting and reaping what each has without
@@ -485,6 +520,7 @@ static int abort_rings(const struct opts *o, struct ring_ctx *rings)
 static int run_pass(const struct opts *o, struct ring_ctx *rings, bool write,
 		    struct stats *st)
 {
+	bool block_read = write && o->block_read;
 	unsigned int r, d, busy;
 	int ret, n;
 
@@ -506,7 +542,7 @@ static int run_pass(const struct opts *o, struct ring_ctx *rings, bool write,
 			if (!rc->inflight)
 				continue;
 			busy++;
-			if (o->abort)
+			if (o->abort || block_read)
 				ret = io_uring_submit(&rc->ring);
 			else if (o->nr_rings == 1)
 				ret = io_uring_submit_and_wait(&rc->ring, 1);
@@ -518,6 +554,11 @@ static int run_pass(const struct opts *o, struct ring_ctx *rings, bool write,
 			}
 			if (o->abort)
 				continue;
+			if (block_read) {
+				block_read = false;
+				if (blocking_read(o, rc))
+					return -1;
+			}
 			ret = reap_ring(o, rc, write, st);
 			if (ret < 0)
 				return -1;
@@ -686,6 +727,9 @@ static void print_help(const char *prog)
 		"                    that break a virt boundary such as NVMe's\n"
 		"  -K close|kill     once the first I/Os are in flight, close the rings\n"
 		"                    without reaping them (exit 0), or SIGKILL this process\n"
+		"  -B                once the first writes are in flight, and not reaped,\n"
+		"                    read the first one's block with a blocking pread(),\n"
+		"                    which must be back within -L\n"
 		"  -I                interrupt driven: no IORING_SETUP_IOPOLL\n"
 		"  -F                use registered (fixed) buffers\n"
 		"  -A                IOSQE_ASYNC: io-wq issues every I/O, without NOWAIT\n"
@@ -764,7 +808,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	*o = (struct opts){ .do_write = true, .do_read = true, .iopoll = true,
 			    .qd = 8, .bs_min = 4096, .bs_max = 4096, .seed = 1,
 			    .time_limit_s = 180, .nr_rings = 1, .lbs = SECTOR };
-	while ((c = getopt(argc, argv, "m:o:s:b:q:S:P:R:N:V:K:fIFADWe:E:L:T:")) != -1) {
+	while ((c = getopt(argc, argv, "m:o:s:b:q:S:P:R:N:V:K:fBIFADWe:E:L:T:")) != -1) {
 		switch (c) {
 		case 'm':
 			o->expect_zeros = !strcmp(optarg, "zeros");
@@ -815,6 +859,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'f':
 			o->file = true;
+			break;
+		case 'B':
+			o->block_read = true;
 			break;
 		case 'I':
 			o->iopoll = false;

@@ -31,6 +31,7 @@ md_writemostly_toggle()
 	local state
 
 	state=$(dmp_sysfs "$1")/md/dev-${2#/dev/}/state
+	dmp_note_inflight "$1"
 	echo writemostly >"$state" && printf '%s\n' -writemostly >"$state"
 }
 
