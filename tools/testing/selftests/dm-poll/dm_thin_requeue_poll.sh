@@ -70,7 +70,7 @@ dmsetup message "${DMP_NODE#/dev/mapper/}" 0 "create_thin 1" ||
 	ktap_exit_fail_msg "cannot create thin 1 in the second pool"
 dmp_dm_create thin2 "0 131072 thin $DMP_NODE 1" || ktap_exit_fail_msg "cannot create thin 2"
 thin1=$DMP_NODE
-again=$(dmp_again_filter "$onetag")
+again=$(dmp_again_filter "$onetag") || ktap_exit_fail_msg "cannot build the BLK_STS_AGAIN filter"
 dmp_count_start "$DMP_BIO_STATUS_EV" status "$requeued"
 dmp_count_start block/block_bio_complete dev "$again"
 DMP_LOAD_ARGS=-I dmp_under_load "thin over one tag, interrupt driven: noflush suspend" \

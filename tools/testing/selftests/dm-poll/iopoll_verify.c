@@ -900,6 +900,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		return -1;
 	for (o->nr_devs = 0; optind < argc; optind++)
 		o->devs[o->nr_devs++] = argv[optind];
+	/* -B reads what the first round of a write pass has in flight. */
+	if (o->block_read && (!o->do_write || o->abort))
+		return -1;
 	/* Every device needs a slot of each ring; -V builds its own iovecs. */
 	if (o->qd < o->nr_devs || (o->nr_segs && o->fixed))
 		return -1;

@@ -918,7 +918,8 @@ dmp_trace_remove()
 }
 
 # dmp_count_start EVENT KEY FILTER: count from now on the events EVENT
-# (system/name) that pass FILTER, by KEY, one of its fields.
+# (system/name) that pass FILTER, by KEY, one of its fields.  One count
+# per event at a time: dmp_count_stop adds up every histogram the event has.
 dmp_count_start()
 {
 	dmp_trace_instance &&
@@ -1000,11 +1001,12 @@ dmp_kprobe_bio_status()
 		echo "p:$ev bio_endio status=+25(\$arg1):u8" >>/sys/kernel/tracing/kprobe_events ||
 		return 1
 	DMP_KPROBES+=("$ev")
-	dmp_count_start "$ev" status "status == 10" &&
-		dmp_dm_create ioerr "0 8 error" || return 1
-	dd if="$DMP_NODE" of=/dev/null bs=4k count=1 iflag=direct status=none 2>/dev/null
+	dmp_count_start "$ev" status "status == 10" || return 1
+	if dmp_dm_create ioerr "0 8 error"; then
+		dd if="$DMP_NODE" of=/dev/null bs=4k count=1 iflag=direct status=none 2>/dev/null
+		dmp_dm_remove ioerr
+	fi
 	n=$(dmp_count_stop "$ev" status "status == 10")
-	dmp_dm_remove ioerr
 	if [ "${n:-0}" -eq 0 ]; then
 		echo "# bio_endio: no BLK_STS_IOERR at offset 25, not bi_status"
 		return 1
@@ -1068,7 +1070,7 @@ dmp_rings_under_load()
 	done
 	suspends=$((DMP_SUSPENDS - suspends)) busy=$((DMP_SUSPENDS_BUSY - busy))
 	if [ "$suspends" -gt 0 ]; then
-		echo "# $desc: I/O in flight at $busy of $suspends suspends"
+		echo "# $desc: I/O in flight around $busy of $suspends suspends"
 		[ "$busy" -gt 0 ] || { echo "# $desc: no suspend met the load"; rc=1; }
 	else
 		echo "# $desc: no suspend noted (dmp_note_inflight), none checked"
