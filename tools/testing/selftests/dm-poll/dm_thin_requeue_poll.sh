@@ -54,8 +54,11 @@ thin1_noflush()
 	dmp_dm_suspend "${thin1#/dev/mapper/}" --noflush && sleep 0.1 &&
 		dmsetup resume "${thin1#/dev/mapper/}"
 }
+# 4 KiB writes: the ring's first pass, which provisions every block,
+# lasts several of the suspends (with 4k-64k writes it can end before).
 dmp_count_start "$DMP_BIO_STATUS_EV" status "$requeued"
-dmp_under_load "thin: noflush suspend while blocks are provisioned" "$thin1" thin1_noflush
+DMP_LOAD_ARGS="-b 4k" dmp_under_load "thin: noflush suspend while blocks are provisioned" \
+	"$thin1" thin1_noflush
 check_count "thin: noflush suspend while blocks are provisioned" \
 	"$DMP_BIO_STATUS_EV" status "$requeued" "bios pushed back and requeued"
 
