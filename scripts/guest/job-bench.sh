@@ -193,6 +193,10 @@ run_stack()
 	for workload in "$@"; do
 		for hipri in 1 0; do
 			for ((rep = 1; rep <= reps; rep++)); do
+				if [ "$hipri" = 1 ] && [ -n "${SKIP_POLLED:-}" ]; then
+					echo "POINT|$stack|$workload|1|$rep|$SKIP_POLLED"
+					continue
+				fi
 				fio_point "$stack" "$dev" "$workload" "$hipri" "$rep"
 			done
 		done
@@ -263,12 +267,20 @@ thin_stack()
 }
 
 # raid_stack LATENCY_US: dm-raid raid1 (LVM's raid1 LV; no metadata, in
-# sync) over both latency-model devices; reads at QD1 and QD16.
+# sync) over both latency-model devices; reads at QD1 and QD16.  6.12
+# (the base kernel) times polled reads out below and md retries them
+# for ever: its polled points are not run.
 raid_stack()
 {
+	local skip=
+
+	case $(uname -r) in
+	*-spbase) skip="not run: 6.12 retries timed-out polled reads for ever" ;;
+	esac
 	dmp_dm_create "lat$1-raid1" \
 		"0 2097152 raid raid1 2 0 nosync 2 - ${nulls[0]} - ${nulls[1]}" || return 1
-	run_stack dm-raid1 "$DMP_NODE" "4k-randread-qd1-lat$1us" "4k-randread-qd16-lat$1us"
+	SKIP_POLLED=$skip run_stack dm-raid1 "$DMP_NODE" "4k-randread-qd1-lat$1us" \
+		"4k-randread-qd16-lat$1us"
 	stack_down
 }
 
