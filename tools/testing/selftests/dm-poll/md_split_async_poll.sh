@@ -61,7 +61,7 @@ check_rests()
 }
 
 ktap_print_header
-ktap_set_plan 5
+ktap_set_plan 7
 dmpf_load "$a" || ktap_exit_fail_msg "cannot load dmp_fault on $a"
 dmpf_knobs submit_delay_us=2000
 dmpf_md_linear_pieces 16 ||
@@ -89,4 +89,35 @@ DMP_LOAD_BASE=$((48 << 20))
 echo "# md raid1: the rings' slices from 48 MiB cross the 64 and 128 MiB barrier units"
 dmp_rings_under_load "md raid1: IOSQE_ASYNC across barrier units, suspends" \
 	"$DMP_NODE" 3 "$(dmp_scaled 50)" md_suspend "$DMP_NODE"
+dmp_cleanup
+
+# raid10 splits a bio across a chunk and sends the rest again, and each
+# part waits for the barrier that a running check raises.
+dmp_md_create 10 --assume-clean --chunk=64 -- "$a" "$b" ||
+	ktap_exit_fail_msg "cannot create md raid10"
+raid10=$DMP_NODE
+md=$(dmp_sysfs "$raid10")/md
+# raid10_cycle: a suspend, and a check running (started again once done);
+# counts the cycles that found it running.
+checking=0
+raid10_cycle()
+{
+	md_suspend "$raid10" || return 1
+	if [ "$(cat "$md/sync_action")" = idle ]; then
+		echo check >"$md/sync_action"
+	else
+		checking=$((checking + 1))
+	fi
+}
+DMP_LOAD_BASE=0
+echo "# md raid10, 64 KiB chunks: 4k-128k bios across chunks, a check running"
+dmp_rings_under_load "md raid10: IOSQE_ASYNC across chunks, check and suspends" \
+	"$raid10" 3 "$(dmp_scaled 50)" raid10_cycle
+echo idle >"$md/sync_action"
+echo "# md raid10: a check was running at $checking cycles"
+if [ "$checking" -gt 0 ]; then
+	ktap_test_pass "md raid10: a check ran under the load"
+else
+	ktap_test_fail "md raid10: a check ran under the load"
+fi
 ktap_finished
