@@ -2,8 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Requeue under polled load: a noflush suspend makes thin push back the
-# bios waiting for a block to be provisioned (BLK_STS_DM_REQUEUE); DM
-# requeues them and sends them, by interrupt, after resume.  Every I/O
+# bios waiting for its pool's worker, to provision a block or to break
+# its sharing with a snapshot (BLK_STS_DM_REQUEUE); DM requeues them and
+# sends them, by interrupt, after resume.  Each suspend takes a new
+# snapshot of the thin device (and deletes the one before), so that the
+# writes after it share their blocks and the next suspend finds some
+# held.  Every I/O
 # must complete, with its data.  Over a device with one tag, interrupt-
 # driven REQ_NOWAIT bios also fail with BLK_STS_AGAIN below: those DM's
 # worker resends must not (io_uring does not retry them from there).
@@ -41,7 +45,7 @@ dmp_kprobe_bio_status || ktap_exit_fail_msg "cannot count bio statuses"
 # bios waiting for it.
 if ! dmp_dm_zeroed tmeta "$a" 500000 8192 ||
 	! dmp_dm_create tmetadelay "0 8192 delay $DMP_NODE 0 20" ||
-	! dmp_dm_create pool "0 131072 thin-pool $DMP_NODE $b 128 0 1 skip_block_zeroing"; then
+	! dmp_dm_create pool "0 262144 thin-pool $DMP_NODE $b 128 0 1 skip_block_zeroing"; then
 	ktap_exit_fail_msg "cannot create thin-pool"
 fi
 pool=$DMP_NODE
@@ -49,16 +53,22 @@ dmsetup message "$pool" 0 "create_thin 1" || ktap_exit_fail_msg "cannot create t
 dmp_dm_create thin1 "0 131072 thin $pool 1" || ktap_exit_fail_msg "cannot create thin 1"
 thin1=$DMP_NODE
 
+# thin1_noflush: a noflush suspend of thin1 (thin 1 of pool $pool), a
+# snapshot of it meanwhile (thin snaps+1), the one before deleted.
+snaps=0
 thin1_noflush()
 {
-	dmp_dm_suspend "${thin1#/dev/mapper/}" --noflush && sleep 0.1 &&
-		dmsetup resume "${thin1#/dev/mapper/}"
+	local rc=0
+
+	dmp_dm_suspend "${thin1#/dev/mapper/}" --noflush || return 1
+	snaps=$((snaps + 1))
+	dmsetup message "$pool" 0 "create_snap $((snaps + 1)) 1" || rc=1
+	[ "$snaps" = 1 ] || dmsetup message "$pool" 0 "delete $snaps" || rc=1
+	dmsetup resume "${thin1#/dev/mapper/}" || rc=1
+	return "$rc"
 }
-# 4 KiB writes: the ring's first pass, which provisions every block,
-# lasts several of the suspends (with 4k-64k writes it can end before).
 dmp_count_start "$DMP_BIO_STATUS_EV" status "$requeued"
-DMP_LOAD_ARGS="-b 4k" dmp_under_load "thin: noflush suspend while blocks are provisioned" \
-	"$thin1" thin1_noflush
+dmp_under_load "thin: noflush suspend while blocks are provisioned" "$thin1" thin1_noflush
 check_count "thin: noflush suspend while blocks are provisioned" \
 	"$DMP_BIO_STATUS_EV" status "$requeued" "bios pushed back and requeued"
 
@@ -71,7 +81,8 @@ dmp_dm_create pool2 "0 262144 thin-pool $DMP_NODE $onetag 128 0 1 skip_block_zer
 	ktap_exit_fail_msg "cannot create the second thin-pool"
 dmsetup message "${DMP_NODE#/dev/mapper/}" 0 "create_thin 1" ||
 	ktap_exit_fail_msg "cannot create thin 1 in the second pool"
-dmp_dm_create thin2 "0 131072 thin $DMP_NODE 1" || ktap_exit_fail_msg "cannot create thin 2"
+pool=$DMP_NODE snaps=0
+dmp_dm_create thin2 "0 131072 thin $pool 1" || ktap_exit_fail_msg "cannot create thin 2"
 thin1=$DMP_NODE
 again=$(dmp_again_filter "$onetag") || ktap_exit_fail_msg "cannot build the BLK_STS_AGAIN filter"
 dmp_count_start "$DMP_BIO_STATUS_EV" status "$requeued"
@@ -80,6 +91,11 @@ DMP_LOAD_ARGS=-I dmp_under_load "thin over one tag, interrupt driven: noflush su
 	"$thin1" thin1_noflush
 check_count "thin over one tag, interrupt driven" \
 	"$DMP_BIO_STATUS_EV" status "$requeued" "bios pushed back and requeued"
+# The load's writes mostly wait for the pool's worker (snapshots): reads
+# issued inline at QD8 over the one tag, beside the ring's slice, make
+# sure some REQ_NOWAIT bios find no tag.
+"$DMP_VERIFY" -I -m rw -o 40M -s 8M -b 4k-64k -q 8 -S 167 -L 5000 "$thin1" >/dev/null ||
+	ktap_test_fail "thin over one tag, interrupt driven: I/O beside the load"
 check_count "thin over one tag, interrupt driven" \
 	block/block_bio_complete dev "$again" "bios to the null_blk ended with BLK_STS_AGAIN"
 ktap_finished
