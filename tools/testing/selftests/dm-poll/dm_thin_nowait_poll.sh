@@ -16,15 +16,20 @@ dmp_get_nvme_devs 2
 a=${DMP_NVME[0]} b=${DMP_NVME[1]}
 DMP_IRQ_RE_OVERRIDE=$(dmp_irq_regex "$b")
 
-# snap_churn POOL STOPFILE: create and delete a snapshot of thin 0 until
+# snap_churn POOL STOPFILE: create and delete a snapshot of thin 1 until
 # STOPFILE exists, counting the cycles in STOPFILE.n: each message
-# changes the metadata under its lock.
+# changes the metadata under its lock.  Not of thin 0, which the rings
+# write: thin-provisioning.rst requires an active origin to be suspended
+# for its snapshot (a write in flight to a block the snapshot comes to
+# share is lost when the next write to that block copies the old data:
+# seen once in about 30 runs), and a suspend would hand the rings' I/O
+# to io-wq.  dm_thin_requeue_poll.sh snapshots a thin under load.
 snap_churn()
 {
 	local n=0
 
 	until [ -e "$2" ]; do
-		dmsetup message "$1" 0 "create_snap 9 0" &&
+		dmsetup message "$1" 0 "create_snap 9 1" &&
 			dmsetup message "$1" 0 "delete 9" || return 1
 		echo $((++n)) >"$2.n"
 	done
@@ -34,7 +39,10 @@ ktap_print_header
 ktap_set_plan 11
 dmp_thin_pool_create "$a" 500000 "$b" || ktap_exit_fail_msg "cannot create thin-pool"
 pool=$DMP_NODE
-dmsetup message "$pool" 0 "create_thin 0" || ktap_exit_fail_msg "cannot create thin 0"
+for id in 0 1; do
+	dmsetup message "$pool" 0 "create_thin $id" ||
+		ktap_exit_fail_msg "cannot create thin $id"
+done
 dmp_dm_create thin "0 65536 thin $pool 0" || ktap_exit_fail_msg "cannot create thin"
 thin=$DMP_NODE
 fua=$(cat "$(dmp_sysfs "$thin")/queue/fua")
