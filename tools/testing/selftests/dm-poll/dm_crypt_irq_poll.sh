@@ -18,9 +18,9 @@ dmp_get_nvme_devs 2
 a=${DMP_NVME[0]} b=${DMP_NVME[1]}
 
 ktap_print_header
-ktap_set_plan 6
+ktap_set_plan 8
 # A seed of this run's: data an earlier run left cannot pass for it.
-seed=$((RANDOM * 4 + 1))
+seed=$((RANDOM * 8 + 1))
 
 # dm-integrity with 16-byte tags over $a: created over one sector to
 # learn the sectors it provides, then loaded with that size.
@@ -46,13 +46,24 @@ check_both()
 	dmp_check_polled_by_irq "$desc: reads" "$DMP_NODE" -m read "$@"
 }
 
+# check_inline DESC: interrupt-driven I/O to the last table, which crypt
+# and dm-integrity take with REQ_NOWAIT: io_uring issues it from the
+# submitter (-W: no io-wq worker), tags allocated without waiting.
+check_inline()
+{
+	dmp_check_irq "$1: issued inline" "$DMP_NODE" -W -s 8M -b 4k-64k -q 4 -S "$2"
+}
+
 check_both "crypt with integrity tags (random IV)" \
 	"0 32768 crypt aes-xts-random $KEY 0 $integ 0 1 integrity:16:none" \
 	-b 512-128k -q 4 -S "$seed"
-# Encrypted in the submitter: the tags must go with crypt's own bio.
+check_inline "crypt with integrity tags (random IV)" "$((seed + 3))"
+# Encrypted in the submitter: the tags must go with crypt's own bio.  A
+# REQ_NOWAIT write, which that may not do, goes to crypt's worker.
 check_both "crypt with integrity tags, no_write_workqueue" \
 	"0 32768 crypt aes-xts-random $KEY 0 $integ 32768 2 integrity:16:none no_write_workqueue" \
 	-b 512-128k -q 4 -S "$((seed + 1))"
+check_inline "crypt with integrity tags, no_write_workqueue" "$((seed + 4))"
 check_both "crypt with the eboiv IV" \
 	"0 65536 crypt aes-cbc-eboiv $KEY 0 $b 2048 1 sector_size:4096" \
 	-s 16M -b 4k-128k -q 4 -S "$((seed + 2))"
