@@ -106,7 +106,7 @@ for tree in base patched; do
 	kernel=$base_kernel
 	[ "$tree" = patched ] && kernel=$patched_kernel
 	say "bench: the matrix on the $tree kernel ($runtime guest s per run, $reps runs a point)"
-	bash "$scripts/vm-run.sh" --icount --timeout 3600 --name "bench-$tree" \
+	bash "$scripts/vm-run.sh" --icount --timeout 5400 --name "bench-$tree" \
 		"$kernel" bench matrix "$runtime" "$reps"
 done
 for tree in base patched; do

@@ -354,9 +354,13 @@ latency_stacks()
 	fi
 	stack_down
 	# Polled I/O must not cost more than interrupt-driven I/O here either.
+	# 6.12 (the base kernel) leaves crypt's polled bios on poll queues
+	# that nobody polls: each waits for the timeout, a run of 1 s takes
+	# minutes, and fails.
 	dmp_dm_create "lat$1-crypt" "0 2097152 crypt aes-xts-plain64 $crypt_key 0 ${nulls[0]} 0" ||
 		return 1
-	run_stack dm-crypt "$DMP_NODE" "${w[@]}" "4k-randwrite-qd16-lat$1us"
+	SKIP_POLLED=$base_skip_crypt run_stack dm-crypt "$DMP_NODE" "${w[@]}" \
+		"4k-randwrite-qd16-lat$1us"
 	stack_down
 	thin_stack "$1" || return 1
 	raid_stack "$1" || return 1
@@ -383,6 +387,10 @@ latency_stacks()
 
 dmp_require_slub_stats
 crypt_key=$(printf '%064d' 0)
+base_skip_crypt=
+case $(uname -r) in
+*-spbase) base_skip_crypt="not run: 6.12 leaves polled crypt bios unpolled (timeouts)" ;;
+esac
 alloc=1
 [ "$mode" = smoke ] && alloc=
 nulls=()
