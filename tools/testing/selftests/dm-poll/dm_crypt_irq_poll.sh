@@ -7,7 +7,9 @@
 # reads back wrong), and the eboiv IV, which allocates and waits for a
 # cipher while it encrypts or decrypts, so it must never run in the
 # poller (a kernel with CONFIG_DEBUG_ATOMIC_SLEEP, as the debug kernel,
-# catches a sleep there).
+# catches a sleep there).  Interrupt-driven I/O to the tables with tags
+# is issued from the submitter, without io-wq: crypt and dm-integrity
+# take REQ_NOWAIT bios.
 . "$(dirname "$0")/lib.sh"
 
 KEY=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
