@@ -926,11 +926,17 @@ dmp_count_start()
 		echo "hist:keys=$2 if $3" >"$DMP_TRACE/events/$1/trigger"
 }
 
+# dmp_count_peek EVENT: print what dmp_count_start has counted so far.
+dmp_count_peek()
+{
+	awk '$1 == "Hits:" { n += $2 } END { print n + 0 }' "$DMP_TRACE/events/$1/hist"
+}
+
 # dmp_count_stop EVENT KEY FILTER: print what dmp_count_start counted
 # and stop counting.
 dmp_count_stop()
 {
-	awk '$1 == "Hits:" { n += $2 } END { print n + 0 }' "$DMP_TRACE/events/$1/hist"
+	dmp_count_peek "$1"
 	echo "!hist:keys=$2 if $3" >"$DMP_TRACE/events/$1/trigger"
 }
 
@@ -1080,11 +1086,8 @@ dmp_rings_under_load()
 		wait "${pids[$r]}" || rc=1
 		sed -n "s/^# /# ring $r: /p" "$tmp.$r"
 		rm -f "$tmp.$r" "$tmp.$r.ready"
-		for i in "${!DMP_LOAD_PIDS[@]}"; do
-			[ "${DMP_LOAD_PIDS[$i]}" != "${pids[$r]}" ] || unset "DMP_LOAD_PIDS[$i]"
-		done
+		dmp_load_ended "${pids[$r]}"
 	done
-	DMP_LOAD_PIDS=("${DMP_LOAD_PIDS[@]}")
 	rm -f "$tmp.stop"
 	echo "# $desc: $rings rings, $cycles cycles"
 	desc="$desc under polled load ($rings rings)"
@@ -1107,6 +1110,17 @@ dmp_verify_ios_through()
 		}
 	}
 	END { print w + r - a }'
+}
+
+# dmp_load_ended PID: PID, a load waited for, is not for dmp_kill_loads.
+dmp_load_ended()
+{
+	local i
+
+	for i in "${!DMP_LOAD_PIDS[@]}"; do
+		[ "${DMP_LOAD_PIDS[$i]}" != "$1" ] || unset "DMP_LOAD_PIDS[$i]"
+	done
+	DMP_LOAD_PIDS=("${DMP_LOAD_PIDS[@]}")
 }
 
 # dmp_load_ring STOPFILE DEV SEED ARGS...: iopoll_verify ARGS on DEV until
