@@ -1112,7 +1112,7 @@ dmp_verify_ios_through()
 	END { print w + r - a }'
 }
 
-# dmp_load_ended PID: PID, a load waited for, is not for dmp_kill_loads.
+# dmp_load_ended PID: forget load PID, already reaped: not for dmp_kill_loads.
 dmp_load_ended()
 {
 	local i
