@@ -7,12 +7,13 @@ job "bench", under -icount) and the ROW lines of the emulated NVMe runs
 (guest job "demo"), one file per kernel, and writes to OUTDIR:
 
   bench.json   every measurement and what is derived from it
-  bench.md     the tables (the README's results section)
+  bench.md     the tables (the bench section of doc/results.md)
   plot.dat     instructions per I/O by stack, for scripts/bench-plot.gp
 
 With --previous, compares every deterministic point with an earlier
-bench.json.  With --readme, replaces the README's results section, the
-lines between the "bench-results" markers, with bench.md.
+bench.json.  With --results FILE (doc/results.md; --readme is the old
+name), replaces the lines of FILE between the "bench-results" markers
+with bench.md.
 
 Exit status 0; 1 when a point of ours failed (a failure of the base
 kernel is a result: upstream bugs, shown in the tables); 2 on bad input.  Spreads over the
@@ -463,14 +464,14 @@ def slab_returned(slab):
             abs(end["cached"] - start["cached"]) <= CACHE_HOLDS_MAX)
 
 
-def splice_readme(path, text, begin=BEGIN, end=END):
+def splice_results(path, text, begin=BEGIN, end=END):
     """Replace the lines of PATH between the markers BEGIN and END with TEXT
     (scripts/profile-report.py uses it for its own section)."""
     with open(path, encoding="utf-8") as f:
-        readme = f.read()
-    if begin not in readme or end not in readme:
+        doc = f.read()
+    if begin not in doc or end not in doc:
         die(f"{path}: no markers {begin!r}")
-    head, rest = readme.split(begin, 1)
+    head, rest = doc.split(begin, 1)
     _, tail = rest.split(end, 1)
     with open(path + ".new", "w", encoding="utf-8") as f:
         f.write(head + begin + "\n" + text + end + tail)
@@ -484,7 +485,7 @@ def main():
     ap.add_argument("--nvme-base")
     ap.add_argument("--nvme-ours")
     ap.add_argument("--previous")
-    ap.add_argument("--readme")
+    ap.add_argument("--results", "--readme", dest="results")
     ap.add_argument("--date", required=True)
     ap.add_argument("--base-version", required=True)
     ap.add_argument("--ours-version", required=True)
@@ -505,8 +506,8 @@ def main():
         f.write(text)
     with open(os.path.join(args.outdir, "plot.dat"), "w", encoding="utf-8") as f:
         f.write(plot_data(result))
-    if args.readme:
-        splice_readme(args.readme, text)
+    if args.results:
+        splice_results(args.results, text)
 
     bad = 0
     for p in result["points"]:

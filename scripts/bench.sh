@@ -12,7 +12,7 @@
 # the raw device's.  Then the emulated NVMe rows (guest job
 # "demo", not deterministic) on both kernels.  scripts/bench-report.py
 # writes build/bench/bench.{json,md} and the plot, keeps the JSON and the
-# plot in bench/ and regenerates the README's results section; the run
+# plot in bench/ and regenerates the bench section of doc/results.md; the run
 # before is kept as build/bench/previous.json and compared with.
 #
 #   RUNTIME=N   guest seconds of fio per run, whole seconds (default 1)
@@ -121,12 +121,12 @@ rc=0
 python3 "$scripts/bench-report.py" --base "$SP_LOGS/bench-base.out" \
 	--ours "$SP_LOGS/bench-patched.out" \
 	--nvme-base "$SP_LOGS/bench-nvme-base.out" --nvme-ours "$SP_LOGS/bench-nvme-patched.out" \
-	"${previous[@]}" --readme "$SP_TOP/README" --date "$(date +%F)" \
+	"${previous[@]}" --results "$SP_TOP/doc/results.md" --date "$(date +%F)" \
 	--base-version "$(release base)" --ours-version "$(release patched)" \
 	--runtime "$runtime" --reps "$reps" --outdir "$out" || rc=$?
 gnuplot -e "dat='$out/plot.dat'; out='$out/bench.png'" "$scripts/bench-plot.gp"
 mkdir -p "$SP_TOP/bench"
 cp "$out/bench.json" "$out/bench.png" "$SP_TOP/bench/"
 cat "$out/bench.md"
-say "bench: results in $out, kept in bench/ and the README's results section"
+say "bench: results in $out, kept in bench/ and doc/results.md"
 exit "$rc"

@@ -15,7 +15,8 @@
 #   WORKLOAD=W   4k-randread-qd16 (default) or 4k-randread-qd1, polled
 #   RUNTIME=N    guest seconds of fio per run (default 2)
 #   TOP=N        functions shown (default 40)
-#   README=1     put the tables into the README's profile section
+#   RESULTS=1    put the tables into the profile section of doc/results.md
+#                (README=1, the old name, does the same)
 # STACK may name several stacks, each run in a boot of its own.  Each
 # table goes to stdout and build/profile/STACK-WORKLOAD.md.
 set -eu
@@ -62,8 +63,8 @@ for stack in $stacks; do
 	say "profile: $report"
 	reports+=("$report")
 done
-if [ "${README:-}" = 1 ]; then
-	python3 "$scripts/profile-report.py" --splice "$SP_TOP/README" "${reports[@]}" ||
-		die "profile: cannot update the README"
-	say "profile: the README's profile section is updated"
+if [ "${RESULTS:-}" = 1 ] || [ "${README:-}" = 1 ]; then
+	python3 "$scripts/profile-report.py" --splice "$SP_TOP/doc/results.md" "${reports[@]}" ||
+		die "profile: cannot update doc/results.md"
+	say "profile: the profile section of doc/results.md is updated"
 fi

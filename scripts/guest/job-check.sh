@@ -23,7 +23,8 @@ if [ -e "$kmemleak" ]; then
 fi
 # The runner's own exit status does not reflect failures: read its TAP,
 # which must hold as many results as its plan announced, and no failure.
-# Each result is followed by the time since the start, for the README.
+# Each result is followed by the time since the start, for the timings
+# in doc/harness.md (Measured here).
 ./run_kselftest.sh "${sel[@]}" | while IFS= read -r line; do
 	printf '%s\n' "$line"
 	case $line in
