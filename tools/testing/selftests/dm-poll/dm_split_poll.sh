@@ -15,7 +15,7 @@ dmp_get_nvme_devs 2
 a=${DMP_NVME[0]} b=${DMP_NVME[1]}
 
 ktap_print_header
-ktap_set_plan 9
+ktap_set_plan 8
 seed=70
 for chunk in 8 16 128 512; do
 	dmp_dm_create "striped$chunk" "0 131072 striped 2 $chunk $a 2048 $b 2048" ||
@@ -34,14 +34,9 @@ dmp_check_polled "two dm-linear targets, 4k qd16 over the whole device" \
 	"$DMP_NODE" -b 4k -q 16 -S $((seed++))
 dmp_check_irq "two dm-linear targets: interrupt driven" \
 	"$DMP_NODE" -o 6M -s 4M -b 512-512k -q 4 -S $((seed++))
-# A REQ_NOWAIT bio that DM splits must fail whole with BLK_STS_AGAIN
-# before any part is sent: a part failing later would complete it with
-# -EAGAIN after the rest was done, which io_uring does not retry from
-# interrupt context.  Interrupt-driven ones are retried from io-wq.
+# REQ_NOWAIT bios across chunks, by interrupt: dm_split_nowait_poll.sh.
 dmp_dm_create striped4k "0 131072 striped 2 8 $a 2048 $b 2048" ||
 	ktap_exit_fail_msg "cannot create dm-striped"
 dmp_check_irq "dm-striped: interrupt-driven bios inside a chunk, issued inline" \
 	"$DMP_NODE" -W -s 4M -b 4k -q 4 -S $((seed++))
-dmp_check_iowq "dm-striped: interrupt-driven REQ_NOWAIT bios across chunks fail whole" \
-	"$DMP_NODE" -I -s 4M -b 8k-256k -q 4 -S $((seed++))
 ktap_finished
