@@ -4,13 +4,17 @@
 # commit per logical patch, on branch "stackpoll" of the kernel repo, and
 # check the patched worktree out.  The commits are built with a scratch
 # index (git plumbing), so the worktree only changes where the result
-# differs: an unchanged series costs no kernel rebuild.
+# differs: an unchanged series costs no kernel rebuild.  A file that a
+# patch adds whole (Add:) is, in this repo, the file at the end of the
+# series; the version the patch adds is that copy with the later
+# patches' Edit: diffs of it undone.
 #
 # Usage: apply-series.sh [MANIFEST]
 #   MANIFEST      default scripts/series/manifest; diffs are looked up next to it
 #   SP_BRANCH     branch to write (default stackpoll, which the patched
 #                 worktree has checked out)
 #   SP_KCONFIG    the file Kconfig: lines take entries from (default ./Kconfig)
+#   SP_FILES      the tree Add: paths are taken from (default this repo)
 #   SP_ONLY       an extended regex: apply only the patches whose subject
 #                 matches (build-kernel.sh base: the null_blk patches)
 set -eu
@@ -49,25 +53,69 @@ say "series: applying $npatches patches onto Linux $version"
 
 export GIT_INDEX_FILE=$tmp/index
 rgit() { sp_git -C "$repo" "$@"; }
+# git on the scratch index where added_entry undoes later edits.
+ugit() { GIT_INDEX_FILE=$tmp/undo git -C "$repo" "$@"; }
 rgit read-tree base
 
-# add_path PATH: stage a file or directory of this repo at the same path.
+# add_path PATH: stage a file or directory of this repo at the same path,
+# each file as patch $n adds it.
 add_path() {
-	local path=$1 f mode
+	local path=$1 f entry
 	local -a files
 
-	mapfile -t files < <(git -C "$SP_TOP" ls-files --cached --others \
-		--exclude-standard -- "$path")
+	mapfile -t files < <(sp_added_files "$path")
 	[ "${#files[@]}" -gt 0 ] || die "patch $n: Add: $path: no such file in the repo"
 	for f in "${files[@]}"; do
 		if rgit cat-file -e "base:$f" 2>/dev/null; then
 			die "patch $n: Add: $f exists upstream; change it with an Edit"
 		fi
-		mode=100644
-		[ -x "$SP_TOP/$f" ] && mode=100755
-		rgit update-index --add --cacheinfo \
-			"$mode,$(rgit hash-object -w "$SP_TOP/$f"),$f"
+		entry=$(added_entry "$f")
+		# Nothing: a later patch's Edit: creates it.
+		[ -z "$entry" ] || rgit update-index --add --cacheinfo "$entry"
 	done
+}
+
+# later_edits FILE: set "undo" to the Edit: diffs of the patches after $n
+# that change FILE, as "M NAME", newest first: the order to undo them in.
+later_edits() {
+	local f=$1 m i
+	local -a diffs
+
+	undo=()
+	for ((m = npatches; m > n; m--)); do
+		[ -f "$tmp/$m/edits" ] || continue
+		mapfile -t diffs <"$tmp/$m/edits"
+		for ((i = ${#diffs[@]} - 1; i >= 0; i--)); do
+			[ -f "$diffdir/${diffs[i]}" ] ||
+				die "patch $m: Edit: ${diffs[i]} missing in $diffdir"
+			! grep -qxF -e "+++ b/$f" -e "--- a/$f" "$diffdir/${diffs[i]}" ||
+				undo+=("$m ${diffs[i]}")
+		done
+	done
+}
+
+# added_entry FILE: the index entry "MODE,BLOB,FILE" of FILE as patch $n
+# adds it, or nothing if it is not there yet.  This repo holds the file
+# at the end of the series (so that what one reads here is what the
+# series makes): the later Edit: diffs that change it are undone, newest
+# first, on a scratch index that holds only FILE.
+added_entry() {
+	local f=$1 mode=100644 blob e m diff
+	local -a undo
+
+	[ ! -x "$SP_FILES/$f" ] || mode=100755
+	blob=$(rgit hash-object -w "$SP_FILES/$f")
+	later_edits "$f"
+	[ "${#undo[@]}" -gt 0 ] || { echo "$mode,$blob,$f"; return; }
+	ugit read-tree --empty
+	ugit update-index --add --cacheinfo "$mode,$blob,$f"
+	for e in "${undo[@]}"; do
+		read -r m diff <<<"$e"
+		ugit apply --cached -R --whitespace=nowarn --include="$f" \
+			"$diffdir/$diff" 2>"$tmp/err" ||
+			die "patch $n: Add: $f: this repo's copy must be the file at the end of the series, but $diff of patch $m ($(cat "$tmp/$m/subject")) does not undo on it: $(cat "$tmp/err")"
+	done
+	ugit ls-files -s -- "$f" | sed 's/^\([0-7]*\) \([0-9a-f]*\) [0-3]\t/\1,\2,/'
 }
 
 # splice_kconfig DEST SYM AFTER: insert the "config SYM" entry of the

@@ -85,7 +85,9 @@ if [ -z "$quick" ]; then
 		bash "$scripts/export-series.sh"
 	host_check "git am of the exported series onto the base gives the applied tree" \
 		bash "$scripts/verify-series.sh"
-	host_check "series machinery round trip (edit, add, Kconfig splice)" \
+	host_check "every file the series adds is here as at the end of the series" \
+		bash "$scripts/check-added-files.sh"
+	host_check "series machinery round trip (edit, add, Kconfig splice, drifted added file)" \
 		bash "$scripts/test-series.sh"
 	host_check "a test that skips in the VM fails make check; a known issue does not" \
 		bash "$scripts/test-tap-summary.sh"

@@ -23,6 +23,9 @@ SP_AUTHOR_EMAIL=${SP_AUTHOR_EMAIL:-stackpoll-dev@lists.example.org}
 SP_DATE="2026-11-30T00:00:00+0000"
 # The branch of the kernel repo that holds the applied series.
 SP_BRANCH=${SP_BRANCH:-stackpoll}
+# Where the files of Add: lines are taken from: this repo, which holds each
+# at its version at the end of the series (test-series.sh uses its own).
+SP_FILES=${SP_FILES:-$SP_TOP}
 
 mkdir -p "$SP_LOGS"
 
@@ -101,4 +104,26 @@ sp_ticker() {
 		n=$((n + 60))
 		say "$1: $n s, last: $(tail -n 1 "$2" 2>/dev/null | tr -d '\r' | cut -c1-100)"
 	done
+}
+
+# sp_manifest_entries MANIFEST: one line per Edit: or Add: of a patch,
+# "N edit NAME" or "N add PATH" (patch N = 1, 2...), then "N count N" with
+# N the number of patches.
+sp_manifest_entries() {
+	awk '
+		/^#/ && !inbody { next }
+		/^Cover: / { n = 0; inbody = 0; next }
+		/^Subject: / { n++; inbody = 0; next }
+		n == "" || n == 0 { next }
+		!inbody && /^Edit: / { print n, "edit", substr($0, 7); next }
+		!inbody && /^Add: / { print n, "add", substr($0, 6); next }
+		!inbody && /^$/ { inbody = 1 }
+		END { print n, "count", n }
+	' "$1"
+}
+
+# sp_added_files PATH: the files under PATH of $SP_FILES that an Add: line
+# adds: tracked or not, but not ignored (no build products).
+sp_added_files() {
+	git -C "$SP_FILES" ls-files --cached --others --exclude-standard -- "$1"
 }

@@ -5,9 +5,12 @@
 # base..stackpoll is patch N of scripts/series/manifest, and each Edit:
 # diff of patch N is rewritten with what commit N changes in the files
 # that diff touches.  Files the patch adds whole (Add:) live in this repo
-# and are edited here: one that commit N has otherwise is reported, not
-# copied.  A file that commit N changes and no Edit: or Add: line of patch
-# N covers is an error: name it in the manifest first.
+# at their version at the end of the series and are edited here: one that
+# differs from the file at the end of the branch is reported, not copied.
+# (apply-series.sh derives the version commit N adds from the copy here
+# and the later Edit: diffs, which this rewrites.)  A file that commit N
+# changes and no Edit: or Add: line of patch N covers is an error: name
+# it in the manifest first.
 #
 # Usage: refresh-series.sh [MANIFEST]
 set -eu
@@ -18,18 +21,16 @@ diffdir=$(cd "$(dirname "$manifest")" && pwd)
 repo=$(sp_src base)
 rgit() { git -C "$repo" "$@"; }
 
+# same_as_end FILE: this repo's copy of an added FILE is the file at the
+# end of the branch, where every later Edit: has been applied to it.
+same_as_end() {
+	[ -f "$SP_FILES/$1" ] &&
+		rgit show "$SP_BRANCH:$1" 2>/dev/null | cmp -s - "$SP_FILES/$1"
+}
+
 mapfile -t commits < <(rgit rev-list --reverse "base..$SP_BRANCH")
-# One line per patch: "N edit NAME" or "N add PATH"
-mapfile -t entries < <(awk '
-	/^#/ && !inbody { next }
-	/^Cover: / { n = 0; inbody = 0; next }
-	/^Subject: / { n++; inbody = 0; next }
-	n == "" || n == 0 { next }
-	!inbody && /^Edit: / { print n, "edit", substr($0, 7); next }
-	!inbody && /^Add: / { print n, "add", substr($0, 6); next }
-	!inbody && /^$/ { inbody = 1 }
-	END { print n, "count", n }
-' "$manifest")
+# One line per Edit: or Add: of a patch: "N edit NAME" or "N add PATH"
+mapfile -t entries < <(sp_manifest_entries "$manifest")
 npatches=${entries[-1]##* }
 [ "$npatches" = "${#commits[@]}" ] ||
 	die "the manifest has $npatches patches, base..$SP_BRANCH ${#commits[@]} commits"
@@ -52,8 +53,8 @@ for ((n = 1; n <= npatches; n++)); do
 			;;
 		add)
 			while read -r f; do
-				rgit show "$c:$f" | cmp -s - "$SP_TOP/$f" ||
-					say "series: patch $n: $f differs from this repo's, which apply-series.sh adds"
+				same_as_end "$f" ||
+					say "series: patch $n adds $f: this repo's copy differs from the file at the end of $SP_BRANCH; bring the change here"
 				covered+=("$f")
 			done < <(rgit diff --name-only "$c^" "$c" -- "$arg")
 			;;
