@@ -11,7 +11,7 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 
 need_cmds busybox fio dmsetup mdadm make-bcache cpio ldd kmod mke2fs e2fsck mkfs.xfs xfs_repair \
-	lvm sfdisk chrt
+	lvm sfdisk
 [ -f /usr/include/liburing.h ] || die "liburing-dev missing (run: make deps)"
 patched=$(sp_src patched)
 [ -d "$patched/tools/testing/selftests/dm-poll" ] ||
@@ -47,7 +47,6 @@ copy_with_libs() {
 
 copy_with_libs /bin/bash "$(command -v fio)" "$(command -v dmsetup)" \
 	"$(command -v mdadm)" "$(command -v timeout)" "$(command -v make-bcache)" \
-	"$(command -v chrt)" \
 	"$ksft/dm-poll/iopoll_verify"
 # kmod, not busybox: modprobe with modules.dep and aliases, the kernel
 # command line's module options, and the kernel's own request_module()

@@ -45,12 +45,11 @@ dmp_check_polled_by_irq "mirror: polled, issued inline" "$mirror" \
 check_legs "mirror: polled writes" 221 "$leg0" "$leg1"
 dmp_check_irq "mirror: interrupt driven, issued inline" "$mirror" \
 	-W -s 8M -b 4k -q 8 -S 222
-# Across a region DM splits them, and fails them whole before sending any
-# part: it requeues polled ones itself (a requeue of the first part alone
-# lost the rest), io_uring retries the others from io-wq.
-dmp_check_verified "mirror: polled I/O across regions, requeued whole" "$mirror" \
+# Across a region DM splits them: the first part keeps REQ_NOWAIT, and DM
+# retries it if it fails with BLK_STS_AGAIN, while the rest goes on.
+dmp_check_verified "mirror: polled I/O across regions, issued inline" "$mirror" \
 	-W -s 8M -b 64k-256k -q 8 -S 223
-dmp_check_iowq "mirror: interrupt-driven I/O across regions, retried from io-wq" \
-	"$mirror" -I -s 8M -b 64k-256k -q 8 -S 225
+dmp_check_irq "mirror: I/O across regions, issued inline" \
+	"$mirror" -W -s 8M -b 64k-256k -q 8 -S 225
 check_legs "mirror: I/O across regions" 225 "$leg0" "$leg1"
 ktap_finished

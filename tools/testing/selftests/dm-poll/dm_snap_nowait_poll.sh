@@ -66,12 +66,12 @@ dmp_check_polled "snapshot: the origin's writes left it alone" "$snap" \
 	-W -m read -s 4M -b 4k -q 8 -S 201
 dmp_check_irq "origin: interrupt driven writes to copied chunks, issued inline" \
 	"$origin" -W -s 4M -b 4k -q 8 -S 204
-# Writes that cross a chunk are split in ->map: polled, piece by piece;
-# the others are retried whole.
+# Writes that cross a chunk are split in ->map, polled or not: DM retries
+# a part that fails with BLK_STS_AGAIN itself.
 dmp_check_polled "origin: polled writes across chunks, issued inline" "$origin" \
 	-W -s 4M -b 4k-64k -q 8 -S 208
-dmp_check_iowq "origin: interrupt-driven writes across chunks, retried from io-wq" \
-	"$origin" -I -s 4M -b 4k-64k -q 8 -S 205
+dmp_check_irq "origin: writes across chunks, issued inline" \
+	"$origin" -W -s 4M -b 4k-64k -q 8 -S 205
 dmp_check_polled "snapshot: writes to copied chunks, issued inline" "$snap" \
 	-W -s 4M -b 4k -q 8 -S 206
 # Half-chunk writes to the snapshot: the other half, copied from the

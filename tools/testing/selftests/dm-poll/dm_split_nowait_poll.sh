@@ -61,7 +61,7 @@ check_parts_retried()
 }
 
 ktap_print_header
-ktap_set_plan 5
+ktap_set_plan 6
 
 dmp_dm_create striped64k "0 131072 striped 2 128 $a 2048 $b 2048" ||
 	ktap_exit_fail_msg "cannot create dm-striped"
@@ -85,7 +85,8 @@ dmp_dm_remove striped4k || ktap_exit_fail_msg "cannot remove dm-striped"
 # dm-writecache splits a read in its map where cached blocks begin, and
 # sends the part before them to the origin with REQ_NOWAIT.  Every other
 # 64 KiB extent is cached (written through writecache over the same
-# pattern the origin holds), the origin has one tag held 1 ms.
+# pattern the origin holds), the origin has one tag held 1 ms: io_uring
+# random reads by interrupt, as a database reads, must never fail.
 dmp_nullb_create slow size=64 memory_backed=1 queue_mode=2 submit_queues=1 \
 	hw_queue_depth=1 irqmode=2 completion_nsec=1000000 ||
 	ktap_exit_fail_msg "cannot create null_blk"
@@ -100,6 +101,23 @@ for ((off = 0; off < 4 << 20; off += 128 << 10)); do
 		ktap_exit_fail_msg "cannot write through dm-writecache"
 done
 dmsetup message "${wc#/dev/mapper/}" 0 flush || ktap_exit_fail_msg "cannot commit dm-writecache"
+desc="dm-writecache, io_uring random reads across cached and uncached blocks"
+filter=$(dmp_again_filter "$origin") || ktap_exit_fail_msg "cannot name $origin in a trace filter"
+dmp_count_start block/block_bio_complete dev "$filter" ||
+	ktap_exit_fail_msg "cannot count block_bio_complete events"
+out=$(fio --name=wcread --filename="$wc" --direct=1 --ioengine=io_uring --hipri=0 \
+	--rw=randread --bsrange=8k-192k --iodepth=32 --size=4M --runtime=5 \
+	--time_based --numjobs=1 --output-format=terse --terse-version=3 2>&1) && rc=0 || rc=$?
+n=$(dmp_count_stop block/block_bio_complete dev "$filter")
+echo "# $desc: $n bios to $origin ended with BLK_STS_AGAIN"
+if [ "$rc" != 0 ]; then
+	echo "$out" | grep -v '^3;' | head -n 5 | sed 's/^/# /'
+	ktap_test_fail "$desc: I/O failed"
+elif [ "$n" -eq 0 ]; then
+	ktap_test_fail "$desc: no bio below ended with BLK_STS_AGAIN"
+else
+	ktap_test_pass "$desc: every read done, parts that found no tag retried"
+fi
 check_parts_retried "dm-writecache, reads across cached and uncached blocks" \
 	"$origin" "$wc" -m read -s 4M -b 8k-192k -q 32 -S 303
 ktap_finished

@@ -54,8 +54,8 @@ dmp_check_verified "thin: polled writes to new blocks, issued inline" \
 sleep 2
 dmp_check_polled "thin: provisioned blocks, issued inline" "$thin" \
 	-W -s 8M -b 512-128k -q 8 -S 162
-# 4 KiB bios, so that none crosses a block: DM splits those, and fails
-# them whole when not polled (dm_split_poll.sh).
+# 4 KiB bios, so that none crosses a block: DM splits those, whose first
+# part may then need a retry (dm_split_nowait_poll.sh).
 dmp_check_irq "thin: interrupt driven, issued inline" "$thin" \
 	-W -s 8M -b 4k -q 8 -S 163
 # Positive control: IOSQE_ASYNC sends every I/O through io-wq, which -W
@@ -80,10 +80,11 @@ else
 	dmp_check_irq "thin: interrupt-driven O_DSYNC writes, issued inline" "$thin" \
 		-D -W -s 4M -b 4k -q 8 -S 167
 fi
-# Across a block DM splits them, and fails them whole with BLK_STS_AGAIN:
-# io_uring retries them from io-wq, and no -EAGAIN reaches the caller.
-dmp_check_iowq "thin: interrupt-driven O_DSYNC writes across blocks" "$thin" \
-	-I -D -s 4M -b 4k-64k -q 8 -S 168
+# Across a block DM splits them; thin fails a REQ_NOWAIT flush with
+# BLK_STS_AGAIN: DM retries the first part itself, io_uring a write not
+# split, and no -EAGAIN reaches the caller.
+dmp_check_irq "thin: O_DSYNC writes across blocks" "$thin" \
+	-D -s 4M -b 4k-64k -q 8 -S 168
 
 # Metadata changes while the ring polls: lookups that find the metadata
 # lock taken go to the worker, and I/O is still issued inline.
