@@ -64,6 +64,9 @@ fio_point()
 	4k-randread-qd16) ;;
 	4k-randread-qd128) args=(--rw=randread --bs=4k --iodepth=128) ;;
 	64k-randread-qd16) args=(--rw=randread --bs=64k --iodepth=16) ;;
+	# 128 KiB at 128 KiB offsets: two 64 KiB chunks of dm-striped each,
+	# every bio split
+	128k-randread-qd16) args=(--rw=randread --bs=128k --iodepth=16) ;;
 	4k-randwrite-qd16) args=(--rw=randwrite --bs=4k --iodepth=16) rw=write ;;
 	4k-randread-qd16-2jobs) args+=(--numjobs=2) ;;
 	*) echo "# bench: unknown workload $workload"; return 1 ;;
@@ -418,7 +421,7 @@ slab_line start
 
 if [ "$mode" = smoke ]; then
 	dmp_dm_create striped "$(striped_table 2)" || exit 1
-	run_stack dm-striped-2 "$DMP_NODE" 4k-randread-qd16
+	run_stack dm-striped-2 "$DMP_NODE" 4k-randread-qd16 128k-randread-qd16
 	stack_down
 	latency_stacks 10 || exit 1
 	slab_line end
@@ -441,7 +444,7 @@ stack_down
 for width in 2 4 8; do
 	dmp_dm_create "striped$width" "$(striped_table "$width")" || exit 1
 	if [ "$width" = 2 ]; then
-		run_stack dm-striped-2 "$DMP_NODE" "${all[@]}"
+		run_stack dm-striped-2 "$DMP_NODE" "${all[@]}" 128k-randread-qd16
 		dmp_dm_create linear-striped "0 4194304 linear $DMP_NODE 0" || exit 1
 		run_stack dm-linear/dm-striped-2 "$DMP_NODE" "${all[@]}"
 		stack_down
