@@ -80,9 +80,11 @@ else
 	dmp_check_irq "thin: interrupt-driven O_DSYNC writes, issued inline" "$thin" \
 		-D -W -s 4M -b 4k -q 8 -S 167
 fi
-# Across a block DM splits them; thin fails a REQ_NOWAIT flush with
-# BLK_STS_AGAIN: DM retries the first part itself, io_uring a write not
-# split, and no -EAGAIN reaches the caller.
+# Across a block DM splits them: thin hands a FUA part to its worker, and
+# fails it with BLK_STS_AGAIN only if the worker's throttle is taken, the
+# first part before DM sends the rest (the write is retried whole, from
+# io-wq), a later part never (it comes without REQ_NOWAIT).  No -EAGAIN
+# may reach the caller.
 dmp_check_irq "thin: O_DSYNC writes across blocks" "$thin" \
 	-D -s 4M -b 4k-64k -q 8 -S 168
 
