@@ -93,7 +93,9 @@ dmp_nullb_create slow size=64 memory_backed=1 queue_mode=2 submit_queues=1 \
 origin=$DMP_NODE
 "$DMP_VERIFY" -I -m write -s 4M -b 64k -q 4 -S 303 "$origin" >/dev/null ||
 	ktap_exit_fail_msg "cannot write the origin"
-dmp_dm_create wc "0 131072 writecache s $origin $a 4096 2 autocommit_time 3600000" ||
+# A cache device whose first block is zeroes: writecache formats it.
+dmp_dm_zeroed wcssd "$a" 300000 32768 || ktap_exit_fail_msg "cannot create the cache device"
+dmp_dm_create wc "0 131072 writecache s $origin $DMP_NODE 4096 2 autocommit_time 3600000" ||
 	ktap_exit_fail_msg "cannot create dm-writecache"
 wc=$DMP_NODE
 for ((off = 0; off < 4 << 20; off += 128 << 10)); do
