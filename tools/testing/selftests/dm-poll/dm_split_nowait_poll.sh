@@ -35,29 +35,28 @@ check_rwf_nowait()
 }
 
 # check_parts_retried DESC LOWER DEV VERIFY-ARGS...: verified I/O on DEV by
-# interrupt, all of it issued inline (-W: none handed to io-wq), while bios
-# to LOWER ended with BLK_STS_AGAIN: counted, so that a run where every
-# part found a tag cannot pass for a retry.  One KTAP result.
+# interrupt while bios to LOWER ended with BLK_STS_AGAIN (dmp_check_again_run).
 check_parts_retried()
 {
-	local desc=$1 below=$2 dev=$3 filter n rc=0
+	local desc=$1 below=$2 dev=$3
 	shift 3
 
-	if ! filter=$(dmp_again_filter "$below") ||
-		! dmp_count_start block/block_bio_complete dev "$filter"; then
-		ktap_test_fail "$desc: cannot count block_bio_complete events"
-		return
-	fi
-	"$DMP_VERIFY" -I -L "$DMP_MAX_LAT_MS" "$@" "$dev" || rc=$?
-	n=$(dmp_count_stop block/block_bio_complete dev "$filter")
-	echo "# $desc: $n bios to $below ended with BLK_STS_AGAIN"
-	if [ "$rc" != 0 ]; then
-		ktap_test_fail "$desc: I/O failed"
-	elif [ "$n" -eq 0 ]; then
-		ktap_test_fail "$desc: no bio below ended with BLK_STS_AGAIN"
-	else
-		ktap_test_pass "$desc: parts that found no tag retried, data verified"
-	fi
+	dmp_check_again_run "$desc" "$below" "parts that found no tag retried, data verified" \
+		"$DMP_VERIFY" -I -L "$DMP_MAX_LAT_MS" "$@" "$dev"
+}
+
+# wc_random_reads DEV: fio io_uring random reads by interrupt on DEV, as a
+# database reads; fio's complaints, if it fails, as KTAP comments.
+wc_random_reads()
+{
+	local out
+
+	out=$(fio --name=wcread --filename="$1" --direct=1 --ioengine=io_uring --hipri=0 \
+		--rw=randread --bsrange=8k-192k --iodepth=32 --size=4M --runtime=5 \
+		--time_based --numjobs=1 --output-format=terse --terse-version=3 2>&1) &&
+		return 0
+	echo "$out" | grep -v '^3;' | head -n 5 | sed 's/^/# /'
+	return 1
 }
 
 ktap_print_header
@@ -103,23 +102,8 @@ for ((off = 0; off < 4 << 20; off += 128 << 10)); do
 		ktap_exit_fail_msg "cannot write through dm-writecache"
 done
 dmsetup message "${wc#/dev/mapper/}" 0 flush || ktap_exit_fail_msg "cannot commit dm-writecache"
-desc="dm-writecache, io_uring random reads across cached and uncached blocks"
-filter=$(dmp_again_filter "$origin") || ktap_exit_fail_msg "cannot name $origin in a trace filter"
-dmp_count_start block/block_bio_complete dev "$filter" ||
-	ktap_exit_fail_msg "cannot count block_bio_complete events"
-out=$(fio --name=wcread --filename="$wc" --direct=1 --ioengine=io_uring --hipri=0 \
-	--rw=randread --bsrange=8k-192k --iodepth=32 --size=4M --runtime=5 \
-	--time_based --numjobs=1 --output-format=terse --terse-version=3 2>&1) && rc=0 || rc=$?
-n=$(dmp_count_stop block/block_bio_complete dev "$filter")
-echo "# $desc: $n bios to $origin ended with BLK_STS_AGAIN"
-if [ "$rc" != 0 ]; then
-	echo "$out" | grep -v '^3;' | head -n 5 | sed 's/^/# /'
-	ktap_test_fail "$desc: I/O failed"
-elif [ "$n" -eq 0 ]; then
-	ktap_test_fail "$desc: no bio below ended with BLK_STS_AGAIN"
-else
-	ktap_test_pass "$desc: every read done, parts that found no tag retried"
-fi
+dmp_check_again_run "dm-writecache, io_uring random reads across cached and uncached blocks" \
+	"$origin" "every read done, parts that found no tag retried" wc_random_reads "$wc"
 check_parts_retried "dm-writecache, reads across cached and uncached blocks" \
 	"$origin" "$wc" -m read -s 4M -b 8k-192k -q 32 -S 303
 ktap_finished

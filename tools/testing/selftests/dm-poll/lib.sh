@@ -963,16 +963,15 @@ dmp_again_filter()
 	echo "error == -11 && (${list# || })"
 }
 
-# dmp_check_again DESC "LOWER..." DEV VERIFY-ARGS...: polled write+verify
-# on DEV, which must succeed although some of its bios to the LOWER devices
-# failed with BLK_STS_AGAIN: counted, so that a run where every bio found
-# a tag cannot pass for a retry.  One KTAP result.
-dmp_check_again()
+# dmp_check_again_run DESC "LOWER..." PASS CMD...: run CMD, which must
+# succeed although some of its bios to the LOWER devices failed with
+# BLK_STS_AGAIN: counted, so that a run where every bio found a tag cannot
+# pass for a retry.  PASS says what passed.  One KTAP result.
+dmp_check_again_run()
 {
-	local desc=$1 filter n rc=0
+	local desc=$1 pass=$3 filter n rc=0
 	local -a lower
 	read -ra lower <<<"$2"
-	local dev=$3
 	shift 3
 
 	if ! filter=$(dmp_again_filter "${lower[@]}") ||
@@ -980,16 +979,28 @@ dmp_check_again()
 		ktap_test_fail "$desc: cannot count block_bio_complete events"
 		return
 	fi
-	"$DMP_VERIFY" -L "$DMP_MAX_LAT_MS" "$@" "$dev" || rc=$?
+	"$@" || rc=$?
 	n=$(dmp_count_stop block/block_bio_complete dev "$filter")
 	echo "# $desc: ${n:-0} bios to ${lower[*]} ended with BLK_STS_AGAIN"
 	if [ "$rc" != 0 ]; then
-		ktap_test_fail "$desc: polled I/O failed"
+		ktap_test_fail "$desc: I/O failed"
 	elif [ "${n:-0}" -eq 0 ]; then
 		ktap_test_fail "$desc: no bio below ended with BLK_STS_AGAIN"
 	else
-		ktap_test_pass "$desc: polled, BLK_STS_AGAIN below retried, data verified"
+		ktap_test_pass "$desc: $pass"
 	fi
+}
+
+# dmp_check_again DESC "LOWER..." DEV VERIFY-ARGS...: dmp_check_again_run
+# of a polled write+verify on DEV.
+dmp_check_again()
+{
+	local desc=$1 below=$2 dev=$3
+	shift 3
+
+	dmp_check_again_run "$desc" "$below" \
+		"polled, BLK_STS_AGAIN below retried, data verified" \
+		"$DMP_VERIFY" -L "$DMP_MAX_LAT_MS" "$@" "$dev"
 }
 
 # dmp_kprobe_bio_status: define the kprobe event DMP_BIO_STATUS_EV on
