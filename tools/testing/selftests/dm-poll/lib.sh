@@ -1003,6 +1003,32 @@ dmp_check_again()
 		"$DMP_VERIFY" -L "$DMP_MAX_LAT_MS" "$@" "$dev"
 }
 
+# dmp_submit_sleeps COMM CMD...: run CMD, and print how often a task
+# named COMM (iopoll_verify, fio) slept in io_uring's submit path:
+# sched_switch events of COMM whose stack holds io_submit_sqes() and
+# schedule() (a sleep; cond_resched() and preemption go through
+# __schedule() alone).  Waiting for completions in io_uring_enter() is
+# not counted.  Prints nothing if the events cannot be counted; CMD's
+# status is returned.
+dmp_submit_sleeps()
+{
+	local comm=${1:0:15} trigger rc=0
+
+	shift
+	trigger="hist:keys=common_stacktrace:vals=hitcount if prev_comm == \"$comm\""
+	dmp_trace_instance &&
+		echo "$trigger" >"$DMP_TRACE/events/sched/sched_switch/trigger" ||
+		return 1
+	"$@" >/tmp/dmp-submit-sleeps.out 2>&1 || rc=$?
+	awk 'index($0, "stacktrace:") { sub_ = 0; sleep_ = 0; next }
+		/io_submit_sqes\+/ { sub_ = 1 }
+		/ schedule\+/ { sleep_ = 1 }
+		/^} hitcount:/ { if (sub_ && sleep_) n += $3 }
+		END { print n + 0 }' "$DMP_TRACE/events/sched/sched_switch/hist"
+	echo "!$trigger" >"$DMP_TRACE/events/sched/sched_switch/trigger"
+	return "$rc"
+}
+
 # dmp_kprobe_bio_status: define the kprobe event DMP_BIO_STATUS_EV on
 # bio_endio() with the bio's bi_status as field "status".  bi_status sits at
 # offset 25 of 6.12's struct bio (8 + 8 + 4 + 2 + 2 + 1): checked here, a

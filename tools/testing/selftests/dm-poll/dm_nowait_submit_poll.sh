@@ -1,0 +1,94 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# A REQ_NOWAIT submitter does not sleep: io_uring issues I/O inline with
+# REQ_NOWAIT, holding its ring's lock, and expects BLK_STS_AGAIN instead
+# of a wait.  Below every stack here sits a null_blk with one tag that
+# each request holds for 5 ms, so that most bios find it taken.  The
+# ring task's sleeps in the submit path are counted (sched_switch with
+# io_submit_sqes() and schedule() on its stack), with the bios that
+# ended with BLK_STS_AGAIN below.  The waits that polled-io.rst still
+# lists (the rest of a bio DM split, md's mirror writes, writecache's
+# cache device, integrity's data) are not what this test runs, but for
+# one control that shows the count sees a sleep: the rest of a split
+# bio, which goes without REQ_NOWAIT, waiting for the slow tag.
+. "$(dirname "$0")/lib.sh"
+
+dmp_require_root
+dmp_require_cmds dmsetup fio awk
+dmp_require_nullb
+
+# load DEV FIO-OPTION...: fio io_uring random reads on DEV, 2000 of them
+# at QD8, interrupt driven unless the options say --hipri=1.
+load()
+{
+	local dev=$1
+	shift
+
+	fio --name=nowait --filename="$dev" --ioengine=io_uring --direct=1 \
+		--rw=randread --bs=4k --iodepth=8 --number_ios=2000 --size=64M \
+		"$@" --output-format=terse --terse-version=3 >/tmp/fio.terse 2>&1 &&
+		awk -F';' '$1 == 3 && $5 != 0 { bad = 1 } END { exit bad }' /tmp/fio.terse
+}
+
+# check_no_sleep DESC BELOW DEV FIO-OPTION...: the load on DEV slept 0
+# times in the submit path, some bios to BELOW ended with BLK_STS_AGAIN,
+# and no I/O failed.  One KTAP result.
+check_no_sleep()
+{
+	local desc=$1 below=$2 dev=$3 filter again n rc=0
+	shift 3
+
+	if ! filter=$(dmp_again_filter "$below") ||
+		! dmp_count_start block/block_bio_complete dev "$filter"; then
+		ktap_test_fail "$desc: cannot count block_bio_complete events"
+		return
+	fi
+	n=$(dmp_submit_sleeps fio load "$dev" "$@") || rc=$?
+	again=$(dmp_count_stop block/block_bio_complete dev "$filter")
+	echo "# $desc: ${n:-uncounted} sleeps in the submit path, ${again:-0} bios to $below ended with BLK_STS_AGAIN"
+	if [ "$rc" != 0 ]; then
+		sed 's/^/# /' /tmp/dmp-submit-sleeps.out /tmp/fio.terse | tail -3
+		ktap_test_fail "$desc: I/O failed"
+	elif [ "${n:-x}" != 0 ]; then
+		ktap_test_fail "$desc: slept in the submit path"
+	elif [ "${again:-0}" -eq 0 ]; then
+		ktap_test_fail "$desc: no bio below ended with BLK_STS_AGAIN"
+	else
+		ktap_test_pass "$desc: no sleep in the submit path"
+	fi
+}
+
+ktap_print_header
+ktap_set_plan 3
+
+# Each request holds the one tag for 5 ms.
+dmp_nullb_create slow size=256 memory_backed=0 queue_mode=2 poll_queues=1 \
+	submit_queues=1 hw_queue_depth=1 irqmode=2 completion_nsec=5000000 ||
+	ktap_exit_fail_msg "cannot create null_blk with one slow tag"
+slow=$DMP_NODE
+dmp_nullb_create fast size=256 memory_backed=0 queue_mode=2 poll_queues=1 \
+	submit_queues=1 ||
+	ktap_exit_fail_msg "cannot create null_blk"
+fast=$DMP_NODE
+
+# 64 KiB chunks, the even ones on the slow device; 4 KiB reads at 4 KiB
+# offsets never cross one.
+dmp_dm_create striped "0 262144 striped 2 128 $slow 0 $fast 0" ||
+	ktap_exit_fail_msg "cannot create dm-striped"
+striped=$DMP_NODE
+check_no_sleep "dm-striped, interrupt driven, one slow tag below" "$slow" "$striped"
+check_no_sleep "dm-striped, polled, one slow tag below" "$slow" "$striped" --hipri=1
+dmp_dm_remove striped || ktap_exit_fail_msg "cannot remove dm-striped"
+# The even chunks on the fast device: the first part of a 128 KiB read
+# goes there, the rest, without REQ_NOWAIT, waits for the slow tag.
+dmp_dm_create striped2 "0 262144 striped 2 128 $fast 0 $slow 0" ||
+	ktap_exit_fail_msg "cannot create dm-striped"
+n=$(dmp_submit_sleeps fio load "$DMP_NODE" --bs=128k --number_ios=200) || n=failed
+echo "# control: the rest of a split bio on the slow device: ${n:-uncounted} sleeps in the submit path"
+if [ "$n" != failed ] && [ "${n:-0}" -gt 0 ]; then
+	ktap_test_pass "control: the rest of a split bio waits for the slow tag in the submitter, seen"
+else
+	ktap_test_fail "control: the rest of a split bio: no sleep in the submit path seen, or I/O failed"
+fi
+ktap_finished
