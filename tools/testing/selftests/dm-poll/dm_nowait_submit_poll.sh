@@ -46,7 +46,8 @@ check_no_sleep()
 	fi
 	n=$(dmp_submit_sleeps fio load "$dev" "$@") || rc=$?
 	again=$(dmp_count_stop block/block_bio_complete dev "$filter")
-	echo "# $desc: ${n:-uncounted} sleeps in the submit path, ${again:-0} bios to $below ended with BLK_STS_AGAIN"
+	echo "# $desc: ${n:-uncounted} sleeps in the submit path," \
+		"${again:-0} bios to $below ended with BLK_STS_AGAIN"
 	if [ "$rc" != 0 ]; then
 		sed 's/^/# /' /tmp/dmp-submit-sleeps.out /tmp/fio.terse | tail -3
 		ktap_test_fail "$desc: I/O failed"
@@ -85,10 +86,11 @@ dmp_dm_remove striped || ktap_exit_fail_msg "cannot remove dm-striped"
 dmp_dm_create striped2 "0 262144 striped 2 128 $fast 0 $slow 0" ||
 	ktap_exit_fail_msg "cannot create dm-striped"
 n=$(dmp_submit_sleeps fio load "$DMP_NODE" --bs=128k --number_ios=200) || n=failed
-echo "# control: the rest of a split bio on the slow device: ${n:-uncounted} sleeps in the submit path"
+echo "# control: the rest of a split bio on the slow device:" \
+	"${n:-uncounted} sleeps in the submit path"
 if [ "$n" != failed ] && [ "${n:-0}" -gt 0 ]; then
-	ktap_test_pass "control: the rest of a split bio waits for the slow tag in the submitter, seen"
+	ktap_test_pass "control: the rest of a split bio waits for the slow tag, seen"
 else
-	ktap_test_fail "control: the rest of a split bio: no sleep in the submit path seen, or I/O failed"
+	ktap_test_fail "control: the rest of a split bio: no sleep seen, or I/O failed"
 fi
 ktap_finished

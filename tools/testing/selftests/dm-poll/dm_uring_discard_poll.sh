@@ -108,11 +108,12 @@ check_suspended()
 check_eopnotsupp()
 {
 	local desc=$1 dev=$2 out rc=0
+	local none=' done 0 eagain 0 eopnotsupp [1-9][0-9]* other 0 iowq_workers 0$'
 	shift 2
 
 	out=$("$DMP_DISCARD" -E 95 -w -z "$@" "$dev") || rc=$?
 	sed 's/^/# /; s/^# # /# /' <<<"$out"
-	if [ "$rc" = 0 ] && grep -q ' done 0 eagain 0 eopnotsupp [1-9][0-9]* other 0 iowq_workers 0$' <<<"$out"; then
+	if [ "$rc" = 0 ] && grep -q "$none" <<<"$out"; then
 		ktap_test_pass "$desc: EOPNOTSUPP at once, data kept"
 	else
 		ktap_test_fail "$desc: not EOPNOTSUPP at once, or data changed"
