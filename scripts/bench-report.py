@@ -10,6 +10,14 @@ job "bench", under -icount) and the ROW lines of the emulated NVMe runs
   bench.md     the tables (the bench section of doc/results.md)
   plot.dat     instructions per I/O by stack, for scripts/bench-plot.gp
 
+With --noregress-base and --noregress-ours (guest job "bench noregress"
+or "noregress-smoke"), adds the no-regression section: interrupt-driven
+points only, each with ours_to_base, flagged over NOREGRESS_LIMIT.  With
+--matrix-json FILE instead of --base and --ours, the rest (the matrix,
+latency model, bio caches, slab, NVMe and their comparison) is taken
+from FILE, an earlier bench.json, as it is: make bench SECTION=noregress
+replaces that section alone.
+
 With --previous, compares every deterministic point with an earlier
 bench.json.  With --results FILE (doc/results.md; --readme is the old
 name), replaces the lines of FILE between the "bench-results" markers
@@ -17,8 +25,8 @@ with bench.md.
 
 Exit status 0; 1 when a point of ours failed (a failure of the base
 kernel is a result: upstream bugs, shown in the tables); 2 on bad input.  Spreads over the
-limit and bio objects not given back are flagged in the tables and on
-stderr.
+limit, bio objects not given back and no-regression points over their
+limit are flagged in the tables and on stderr.
 """
 import argparse
 import json
@@ -36,6 +44,10 @@ REFERENCE = "4k-randread-qd16"
 # cost per I/O differs between runs of make bench even when the two runs
 # of a point in one boot agree.  Reported, never compared.
 NOT_DETERMINISTIC = ("4k-randread-qd16-2jobs",)
+# No-regression section: ours may cost at most 1% more instructions per
+# interrupt-driven I/O than base before a point is flagged.
+NOREGRESS_LIMIT = 1.01
+NOREGRESS_TITLE = "No-regression: interrupt-driven I/O, ours against base"
 
 
 def die(msg):
@@ -204,6 +216,58 @@ def build(args):
     return result
 
 
+def read_boundaries(path):
+    """{stack: what each bio of its 128k rows crosses} (BOUNDARY lines)."""
+    return {f[0]: f[1] for f in fields(path, "BOUNDARY") if len(f) >= 2}
+
+
+def read_buffers(path):
+    """vIOPS of the buffers the engines without registered buffers use
+    (BUFFERS line; libaio 128k QD16 reads of the raw device)."""
+    vals = [number(f[0]) for f in fields(path, "BUFFERS") if f]
+    return int(vals[0]) if vals and vals[0] else None
+
+
+def build_noregress(args):
+    """The no-regression section: every interrupt-driven point of ours,
+    base's next to it, in the order the guest ran them."""
+    base = read_points(args.noregress_base)
+    ours = read_points(args.noregress_ours)
+    if not ours:
+        die(f"{args.noregress_ours}: no POINT lines (did the guest run?)")
+    section = {
+        "meta": {"date": args.date, "base": args.base_version,
+                 "ours": args.ours_version, "ours_commit": args.ours_commit,
+                 "runtime_guest_s": args.runtime, "reps": args.reps,
+                 "limit": NOREGRESS_LIMIT,
+                 "buffers_viops": {"base": read_buffers(args.noregress_base),
+                                   "ours": read_buffers(args.noregress_ours)}},
+        "boundaries": read_boundaries(args.noregress_ours),
+        "points": [], "over_limit": [], "eagain_both": []}
+    for key in ours:
+        stack, workload, hipri = key
+        if hipri:
+            die(f"{args.noregress_ours}: a polled point in the no-regression section: {key}")
+        b = summarize(base.get(key))
+        o = summarize(ours[key])
+        r = ratio(o, b)
+        over = r is not None and r > NOREGRESS_LIMIT
+        section["points"].append({
+            "stack": stack, "workload": workload, "engine": workload.split("/")[0],
+            "base": b, "ours": o, "ours_to_base": r, "over_limit": over})
+        if over:
+            section["over_limit"].append(f"{stack} {workload}")
+        if b.get("status") == o.get("status") == "EAGAIN":
+            section["eagain_both"].append(f"{stack} {workload}")
+    return section
+
+
+def eagain_both(p):
+    """A point whose every I/O failed with EAGAIN (RWF_NOWAIT) on both
+    kernels: what the base kernel does too, a result, not a failure."""
+    return p["base"].get("status") == p["ours"].get("status") == "EAGAIN"
+
+
 def repeatable(s):
     """A measured point whose runs agreed within the limit."""
     return s.get("status") == "ok" and s["spread_pct"] <= SPREAD_LIMIT
@@ -360,7 +424,63 @@ def markdown(result):
                 f"{cmp_['flagged_points']} points not compared (two jobs, or flagged for their "
                 f"spread)."]
     out += ["", "Plot: bench/bench.png (instructions per I/O by stack, 4k random reads QD16)."]
+    if result.get("noregress"):
+        out += [""] + noregress_markdown(result["noregress"])
     return "\n".join(out) + "\n"
+
+
+def noregress_markdown(section):
+    m = section["meta"]
+    pts = section["points"]
+    commit = f": commit {m['ours_commit']}" if m.get("ours_commit") else ""
+    buffers = m.get("buffers_viops") or {}
+    out = [f"### {NOREGRESS_TITLE}", "",
+           f"{m['date']}: Linux {m['base']} (base) against {m['ours']} (ours{commit}),",
+           f"{m['runtime_guest_s']} guest s per run, each point run {m['reps']} times, under",
+           "QEMU -icount as above, on null_blk without latency (irqmode=0; max_sectors",
+           "1024, so that only the stack splits a 128 KiB bio; memory-backed for",
+           "metadata, integrity and writecache's cache only).  Interrupt-driven I/O",
+           "only: those who never poll must lose nothing.  Workloads are",
+           "ENGINE/BS-RW-QD: io_uring with hipri=0 and registered buffers (issued",
+           "inline with REQ_NOWAIT), pvsync2+nowait (preadv2/pwritev2 with RWF_NOWAIT),",
+           "libaio, psync; the synchronous engines at QD1 only.  -2jobs: numjobs=2, not",
+           "deterministic under TCG; -dsync: O_DSYNC.",
+           "ours/base: ours instr/IO over base instr/IO; \"!\" over "
+           f"{m['limit']:g}.  Spread as above.",
+           "Where a stack does not take REQ_NOWAIT, io_uring issues every I/O from",
+           "io-wq (fio's own CPU share falls): 6.12's dm targets but linear and",
+           "striped, and so ours/base far below 1 there.  EOPNOTSUPP: RWF_NOWAIT",
+           "refused by such a stack.",
+           "The engines other than io_uring pin the buffer's pages for each I/O, at a",
+           "cost that depends on which pages are physically adjacent: their buffers",
+           "are the pages of one tmpfs file, chosen for having none adjacent; libaio",
+           "128k QD16 reads of the raw device with them: "
+           f"{buffers.get('base') or '-'} vIOPS on base, {buffers.get('ours') or '-'} on ours.",
+           "", "Every bio of a 128k row crosses, stack by stack:", ""]
+    for stack, what in section["boundaries"].items():
+        out.append(f"- {stack}: {what}")
+    out += ["", "| stack | workload/engine | base vIOPS | ours vIOPS | base instr/IO "
+            "| ours instr/IO | ours/base | spread |",
+            "|---|---|--:|--:|--:|--:|--:|--:|"]
+    for p in pts:
+        b, o = p["base"], p["ours"]
+        mark = " !" if p["over_limit"] else ""
+        out.append(f"| {p['stack']} | {p['workload']} | {cell(b)} | {cell(o)} | "
+                   f"{b.get('instr_per_io', '-')} | {o.get('instr_per_io', '-')} | "
+                   f"{fmt_ratio(p['ours_to_base'])}{mark} | {spread_cell(p)} |")
+    compared = [p["ours_to_base"] for p in pts if p["ours_to_base"] is not None]
+    out.append("")
+    if compared:
+        out.append(f"{len(pts)} points, {len(compared)} measured on both kernels; ours/base "
+                   f"from {min(compared):.3f} to {max(compared):.3f}; over {m['limit']:g}: "
+                   + (", ".join(section["over_limit"]) if section["over_limit"] else "none")
+                   + ".")
+    else:
+        out.append(f"{len(pts)} points, none measured on both kernels.")
+    if section.get("eagain_both"):
+        out += ["", "EAGAIN: RWF_NOWAIT I/O failed with EAGAIN (as preadv2(2) allows) on both",
+                "kernels: " + ", ".join(section["eagain_both"]) + "."]
+    return out
 
 
 def is_latency(workload):
@@ -480,8 +600,12 @@ def splice_results(path, text, begin=BEGIN, end=END):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--base", required=True)
-    ap.add_argument("--ours", required=True)
+    ap.add_argument("--base")
+    ap.add_argument("--ours")
+    ap.add_argument("--matrix-json")
+    ap.add_argument("--noregress-base")
+    ap.add_argument("--noregress-ours")
+    ap.add_argument("--ours-commit")
     ap.add_argument("--nvme-base")
     ap.add_argument("--nvme-ours")
     ap.add_argument("--previous")
@@ -494,9 +618,25 @@ def main():
     ap.add_argument("--outdir", required=True)
     args = ap.parse_args()
 
-    result = build(args)
-    if args.previous:
-        result["comparison"] = compare(result, args.previous)
+    if bool(args.noregress_base) != bool(args.noregress_ours):
+        die("--noregress-base and --noregress-ours go together")
+    if args.matrix_json:
+        if args.base or args.ours or args.previous or not args.noregress_ours:
+            die("--matrix-json takes the no-regression inputs, not --base, --ours, --previous")
+        try:
+            with open(args.matrix_json, encoding="utf-8") as f:
+                result = json.load(f)
+        except (OSError, ValueError) as e:
+            die(f"cannot read {args.matrix_json}: {e}")
+    elif args.base and args.ours:
+        result = build(args)
+        if args.previous:
+            result["comparison"] = compare(result, args.previous)
+    else:
+        die("--base and --ours, or --matrix-json")
+    result.pop("noregress", None)
+    if args.noregress_ours:
+        result["noregress"] = build_noregress(args)
     os.makedirs(args.outdir, exist_ok=True)
     text = markdown(result)
     with open(os.path.join(args.outdir, "bench.json"), "w", encoding="utf-8") as f:
@@ -510,7 +650,9 @@ def main():
         splice_results(args.results, text)
 
     bad = 0
-    for p in result["points"]:
+    # The matrix of an earlier run (--matrix-json) was reported by that run.
+    kept = bool(args.matrix_json)
+    for p in [] if kept else result["points"]:
         for kernel in ("base", "ours"):
             s = p[kernel]
             where = f"{kernel} {p['stack']} {p['workload']} {p['mode']}"
@@ -524,13 +666,41 @@ def main():
                 # The base kernel's bugs are results: shown, not fatal.
                 print(f"bench-report: base fails: {where}: {s.get('status')[:80]}",
                       file=sys.stderr)
-    for kernel, slab in result["slab"].items():
+    for kernel, slab in {} if kept else result["slab"].items():
         if not slab_returned(slab):
             print(f"bench-report: flagged: {kernel}: bio objects "
                   f"{slab.get('start', {}).get('bio_objects')} before the matrix, "
                   f"{slab.get('end', {}).get('bio_objects')} after", file=sys.stderr)
+    section = result.get("noregress")
+    if section:
+        for p in section["points"]:
+            where = f"noregress {p['stack']} {p['workload']}"
+            for kernel in ("base", "ours"):
+                s = p[kernel]
+                if s.get("status") == "ok" and s["spread_pct"] > SPREAD_LIMIT:
+                    print(f"bench-report: flagged: spread {s['spread_pct']:.2f}% over "
+                          f"{SPREAD_LIMIT:g}%: {kernel} {where}", file=sys.stderr)
+            if eagain_both(p):
+                print(f"bench-report: EAGAIN on both kernels: {where}", file=sys.stderr)
+            elif p["ours"].get("status") != "ok":
+                print(f"bench-report: ours {where}: {p['ours'].get('status')}", file=sys.stderr)
+                bad = 1
+            elif p["base"].get("status") != "ok":
+                print(f"bench-report: base fails: {where}: {p['base'].get('status')[:80]}",
+                      file=sys.stderr)
+        if section["over_limit"]:
+            print(f"bench-report: no-regression points over {NOREGRESS_LIMIT:g} "
+                  "(ours instr/IO / base instr/IO):", file=sys.stderr)
+            for p in section["points"]:
+                if p["over_limit"]:
+                    note = " (2 jobs: not deterministic)" if "-2jobs" in p["workload"] else ""
+                    print(f"bench-report:   over {NOREGRESS_LIMIT:g}: {p['stack']} "
+                          f"{p['workload']}: {p['ours_to_base']:.3f}{note}", file=sys.stderr)
+        else:
+            print(f"bench-report: no-regression: no point over {NOREGRESS_LIMIT:g}",
+                  file=sys.stderr)
     c = result.get("comparison")
-    if c and not c["within_limit"]:
+    if c and not kept and not c["within_limit"]:
         print(f"bench-report: {c['worst_pct']:.2f}% from the previous run at "
               f"{c['worst_point']}", file=sys.stderr)
     return bad

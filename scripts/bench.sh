@@ -15,38 +15,117 @@
 # plot in bench/ and regenerates the bench section of doc/results.md; the run
 # before is kept as build/bench/previous.json and compared with.
 #
+# Between the matrix and the NVMe rows, the no-regression section (guest
+# job "bench noregress", a VM run of its own per kernel): interrupt-driven
+# I/O only, io_uring without hipri, pvsync2 with RWF_NOWAIT, libaio and
+# psync, 4 KiB and 128 KiB across a chunk or target boundary, through
+# every stack, each point base against ours (ours_to_base, flagged over
+# 1.01).
+#
 #   RUNTIME=N   guest seconds of fio per run, whole seconds (default 1)
 #   REPS=N      runs of each point (default 2)
-#   --smoke     a few points on the patched kernel only, nothing kept: the
-#               check that make check runs so that the benchmark cannot rot;
-#               one CPU-cost point, and raw, dm-linear and dm-striped over
-#               the 10 us latency model; the live bio objects must come
-#               back after the stacks are gone
-#   --smoke --built   the same on the kernel and initramfs already built,
+#   --noregress (or SECTION=noregress in the environment: make bench
+#               SECTION=noregress) the no-regression section alone, on both
+#               kernels: the rest of bench/bench.json (the last full run) is
+#               kept as it is, that section replaced, and doc/results.md's
+#               bench section regenerated from it
+#   --noregress --built   the same on the kernels and initramfs already built
+#   --smoke     a few points, nothing kept: the check that make check runs
+#               so that the benchmark cannot rot.  On the patched kernel one
+#               CPU-cost point, and raw, dm-linear and dm-striped over the
+#               10 us latency model, where the live bio objects must come
+#               back after the stacks are gone; on both kernels, a 128 KiB
+#               interrupt-driven read and write across a dm-striped chunk
+#               with each engine (io_uring, pvsync2 with RWF_NOWAIT, libaio,
+#               psync), ours against base
+#   --smoke --built   the same on the kernels and initramfs already built,
 #               nothing installed, applied or built (make check runs it
 #               beside the debug kernel's build)
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-smoke='' built=''
-[ "${1:-}" = --smoke ] && smoke=1
-[ -n "$smoke" ] && [ "${2:-}" = --built ] && built=1
+smoke='' built='' section=all
+case ${1:-} in
+--smoke) smoke=1 section=smoke ;;
+--noregress) section=noregress ;;
+'') ;;
+*) die "bench.sh: unknown option $1 (--smoke, --noregress)" ;;
+esac
+[ "$section" != all ] && [ "${2:-}" = --built ] && built=1
+case ${SECTION:-} in
+'') ;;
+noregress) [ "$section" != smoke ] || die "SECTION=noregress with --smoke"; section=noregress ;;
+*) die "SECTION=${SECTION:-}: noregress, or unset (everything)" ;;
+esac
 scripts=$SP_TOP/scripts
 runtime=${RUNTIME:-1}
 reps=${REPS:-2}
 if [ -n "$built" ]; then
 	patched_kernel=$(sp_obj patched)/arch/x86/boot/bzImage
-	[ -s "$patched_kernel" ] || die "bench smoke --built: no kernel at $patched_kernel"
+	base_kernel=$(sp_obj base)/arch/x86/boot/bzImage
+	[ -s "$patched_kernel" ] || die "bench $section --built: no kernel at $patched_kernel"
+	[ -s "$base_kernel" ] ||
+		die "bench $section --built: no base kernel at $base_kernel (scripts/build-kernel.sh base)"
 else
 	bash "$scripts/deps.sh"
 	bash "$scripts/base-tree.sh"
 	bash "$scripts/apply-series.sh"
-	[ -n "$smoke" ] || base_kernel=$(bash "$scripts/build-kernel.sh" base)
+	base_kernel=$(bash "$scripts/build-kernel.sh" base)
 	patched_kernel=$(bash "$scripts/build-kernel.sh" patched)
 	bash "$scripts/initramfs.sh" >/dev/null
 fi
 need_cmds python3 gnuplot
 release() { cat "$(sp_obj "$1")/include/config/kernel.release"; }
+# ours_commit: what the patched kernel about to boot was built from, as
+# far as its tree tells: the HEAD of build/kernel/patched/src then, with
+# the dates of the bzImage and of its modules (a tree changed since the
+# build would tell more than the kernel has).
+ours_commit=''
+note_ours() {
+	local head built
+
+	head=$(git -C "$(sp_src patched)" rev-parse --short HEAD 2>/dev/null || echo unknown)
+	built="bzImage of $(date -r "$patched_kernel" '+%F %T'), modules of"
+	built="$built $(date -r "$(sp_obj patched)/kernel-modules.cpio" '+%F %T')"
+	ours_commit="$head, the HEAD of build/kernel/patched/src at boot; $built"
+}
+# The section's VM run per kernel: its 138 points run REPS times each, a
+# run taking 2.9 wall seconds here at RUNTIME=1 with other VMs beside it
+# (804 s for the whole, base, 2026-12-06): say 3 per guest second and 2
+# more (fio's start, the set-up of the stacks), twice that, and the boot.
+noregress_timeout=$((600 + 2 * 138 * reps * (runtime * 3 + 2)))
+# The smoke's no-regression bound, ours' instructions per I/O over base's
+# (scripts/bench-report.py flags 1.01 in make bench): on three boots of
+# each kernel, each point repeated within 0.2%, ours/base at most 1.002;
+# a buffer file that missed the layout nr_buffers wants (guest job bench,
+# when it chose among 4 files, not 8) moved a kernel's points by up to
+# 2.5%.
+nr_smoke_max=1.03
+
+# noregress_runs MODE TIMEOUT: guest job "bench MODE" (noregress or
+# noregress-smoke) under -icount on each kernel, base first; output in
+# build/logs/bench-MODE-TREE.out.  A failed run of the base kernel is a
+# result (its points show it); of ours, it sets nr_failed, after the
+# report.
+nr_failed=''
+noregress_runs() {
+	local mode=$1 timeout=$2 tree kernel
+
+	for tree in base patched; do
+		kernel=$base_kernel
+		[ "$tree" = patched ] && kernel=$patched_kernel && note_ours
+		say "bench: $mode on the $tree kernel ($runtime guest s per run, $reps runs a point)"
+		bash "$scripts/vm-run.sh" --icount --timeout "$timeout" --name "bench-$mode-$tree" \
+			"$kernel" bench "$mode" "$runtime" "$reps" && continue
+		say "bench: $mode on the $tree kernel failed (build/logs/bench-$mode-$tree.*)"
+		[ "$tree" = base ] || nr_failed=1
+	done
+}
+# noregress_args: the report's no-regression inputs, after the runs.
+noregress_args() {
+	nr_args=(--noregress-base "$SP_LOGS/bench-noregress-base.out"
+		--noregress-ours "$SP_LOGS/bench-noregress-patched.out" --ours-commit "$ours_commit")
+}
 
 if [ -n "$smoke" ]; then
 	out=$SP_BUILD/bench-smoke
@@ -54,10 +133,16 @@ if [ -n "$smoke" ]; then
 	mkdir -p "$out"
 	bash "$scripts/vm-run.sh" --icount --timeout 1800 --name bench-smoke \
 		"$patched_kernel" bench smoke 1
-	# The report wants both kernels: the smoke run stands in for each.
+	runtime=1 reps=1
+	noregress_runs noregress-smoke 600
+	# The report wants both kernels for the matrix: the smoke run stands
+	# in for each.
 	python3 "$scripts/bench-report.py" --base "$SP_LOGS/bench-smoke.out" \
 		--ours "$SP_LOGS/bench-smoke.out" --date "$(date +%F)" \
-		--base-version "$(release patched)" --ours-version "$(release patched)" \
+		--noregress-base "$SP_LOGS/bench-noregress-smoke-base.out" \
+		--noregress-ours "$SP_LOGS/bench-noregress-smoke-patched.out" \
+		--ours-commit "$ours_commit" \
+		--base-version "$(release base)" --ours-version "$(release patched)" \
 		--runtime 1 --reps 1 --outdir "$out"
 	gnuplot -e "dat='$out/plot.dat'; out='$out/bench.png'" "$scripts/bench-plot.gp"
 	# 42 points: dm-striped-2 QD16, 4 KiB and 128 KiB (every bio across
@@ -71,6 +156,9 @@ if [ -n "$smoke" ]; then
 	# so does interrupt-driven I/O that DM splits costing markedly more
 	# than polled on a device without latency, where no interrupt
 	# happens: io_uring sent it through io-wq.
+	# The no-regression points: 8, a 128 KiB read and write across a
+	# chunk with each engine family, each run on both kernels, ours at
+	# most nr_smoke_max times base's instructions per I/O.
 	python3 -c '
 import json, sys
 result = json.load(open(sys.argv[1]))
@@ -92,15 +180,48 @@ for p in ok:
             p["ours"]["iops"] < 0.9 * irq.get(key, 0):
         sys.exit("%s %s: polled %d vIOPS, interrupt driven %s" %
                  (p["stack"], p["workload"], p["ours"]["iops"], irq.get(key)))
+nr = result["noregress"]["points"]
+both = [p for p in nr if p["ours_to_base"] is not None]
+if len(nr) != 8 or len(both) != 8:
+    sys.exit("no-regression: %d of 8 points, %d measured on both kernels" % (len(nr), len(both)))
+families = {"io_uring", "pvsync2+nowait", "libaio", "psync"}
+ran = {p["engine"] for p in both if p["workload"].split("/")[1].startswith("128k-")}
+if ran != families:
+    sys.exit("no-regression: 128 KiB rows on both kernels for %s, not %s" %
+             (sorted(ran), sorted(families)))
+for p in both:
+    if p["ours_to_base"] > float(sys.argv[2]):
+        sys.exit("no-regression: %s %s: ours/base %.3f over %s" %
+                 (p["stack"], p["workload"], p["ours_to_base"], sys.argv[2]))
 slab = result["slab"]["ours"]
 if not slab["returned"]:
     sys.exit("live bio objects %s (%s cached) before, %s (%s cached) after the stacks" %
              (slab["start"]["bio_objects"], slab["start"]["cached"],
               slab["end"]["bio_objects"], slab["end"]["cached"]))
-' "$out/bench.json" || die "bench smoke: $out/bench.json"
+' "$out/bench.json" "$nr_smoke_max" || die "bench smoke: $out/bench.json"
 	[ -s "$out/bench.png" ] || die "bench smoke: no plot"
+	[ -z "$nr_failed" ] || die "bench smoke: the no-regression run on the patched kernel failed"
 	say "bench smoke: ok ($out)"
 	exit 0
+fi
+
+if [ "$section" = noregress ]; then
+	kept=$SP_TOP/bench/bench.json
+	[ -f "$kept" ] || die "bench --noregress: no $kept (the last full make bench) to add it to"
+	noregress_runs noregress "$noregress_timeout"
+	out=$SP_BUILD/bench
+	mkdir -p "$out"
+	rc=0
+	noregress_args
+	python3 "$scripts/bench-report.py" --matrix-json "$kept" "${nr_args[@]}" \
+		--results "$SP_TOP/doc/results.md" --date "$(date +%F)" \
+		--base-version "$(release base)" --ours-version "$(release patched)" \
+		--runtime "$runtime" --reps "$reps" --outdir "$out" || rc=$?
+	cp "$out/bench.json" "$kept"
+	sed -n '/^### No-regression/,$p' "$out/bench.md"
+	say "bench: the no-regression section in $out, bench/bench.json and doc/results.md"
+	[ -z "$nr_failed" ] || rc=1
+	exit "$rc"
 fi
 
 out=$SP_BUILD/bench
@@ -118,6 +239,7 @@ for tree in base patched; do
 	bash "$scripts/vm-run.sh" --icount --timeout 5400 --name "bench-$tree" \
 		"$kernel" bench matrix "$runtime" "$reps"
 done
+noregress_runs noregress "$noregress_timeout"
 for tree in base patched; do
 	kernel=$base_kernel
 	[ "$tree" = patched ] && kernel=$patched_kernel
@@ -127,10 +249,11 @@ for tree in base patched; do
 done
 
 rc=0
+noregress_args
 python3 "$scripts/bench-report.py" --base "$SP_LOGS/bench-base.out" \
 	--ours "$SP_LOGS/bench-patched.out" \
 	--nvme-base "$SP_LOGS/bench-nvme-base.out" --nvme-ours "$SP_LOGS/bench-nvme-patched.out" \
-	"${previous[@]}" --results "$SP_TOP/doc/results.md" --date "$(date +%F)" \
+	"${nr_args[@]}" "${previous[@]}" --results "$SP_TOP/doc/results.md" --date "$(date +%F)" \
 	--base-version "$(release base)" --ours-version "$(release patched)" \
 	--runtime "$runtime" --reps "$reps" --outdir "$out" || rc=$?
 gnuplot -e "dat='$out/plot.dat'; out='$out/bench.png'" "$scripts/bench-plot.gp"
@@ -138,4 +261,5 @@ mkdir -p "$SP_TOP/bench"
 cp "$out/bench.json" "$out/bench.png" "$SP_TOP/bench/"
 cat "$out/bench.md"
 say "bench: results in $out, kept in bench/ and doc/results.md"
+[ -z "$nr_failed" ] || rc=1
 exit "$rc"

@@ -23,8 +23,12 @@
 # Idle time still counts as guest time under sleep=off: vIOPS there are
 # I/Os per guest second, the latency included.
 #
-# Arguments: [matrix|smoke] [RUNTIME] [REPS]
+# Arguments: [matrix|smoke|noregress|noregress-smoke] [RUNTIME] [REPS] [STACK...]
 #   matrix   everything above (default); smoke: one point, once
+#   noregress  the no-regression section (below): interrupt-driven I/O
+#            through every stack, or the STACKs named (dm_linear,
+#            md_raid0...: its nr_ functions); noregress-smoke: its few
+#            points of make check, once
 #   RUNTIME  fio seconds of guest time per point, whole seconds (default 1);
 #            no ramp: under -icount the first I/O costs what the others do
 #   REPS     runs of each point (default 2)
@@ -35,6 +39,8 @@
 #   ALLOC|stack|hipri|I/Os|bio slab allocations          (per-cpu bio cache)
 #   CACHE|stack|bio objects|bytes   held by the stack's bio caches after
 #        polled I/O, with the stack still up
+#   BOUNDARY|stack|what its 128k rows cross   (noregress)
+#   BUFFERS|vIOPS   the buffers' own cost (noregress: nr_buffers)
 #   SLAB|when|Slab kB|bio objects|cached   guest-wide, before the matrix
 #        and after the last stacked device is gone; "cached": the objects
 #        of the slabs of the raw device's direct I/O bio set, whose per-cpu
@@ -49,6 +55,25 @@ runtime=${2:-1}
 reps=${3:-2}
 ndev=8
 [ "$mode" = smoke ] && { reps=1; ndev=2; }
+[ "$mode" = noregress-smoke ] && reps=1
+
+# terse_sums read|write FILE: "IOPS|I/Os|usr%|sys%" of fio's terse output
+# in FILE, nothing if a job failed.  One terse line per job, summed (a
+# group's IOPS would divide by the longest job's runtime).  Terse v3: read
+# IOPS 8, runtime (ms) 9; write IOPS 49, runtime 50; CPU usr 88, sys 89;
+# error 5.
+terse_sums()
+{
+	awk -F';' -v rw="$1" '
+		$1 == 3 {
+			n++; err += $5
+			if (rw == "write") { iops += $49; ios += $49 * $50 / 1000 }
+			else { iops += $8; ios += $8 * $9 / 1000 }
+			usr += $88; sys += $89
+		}
+		END { if (n && !err) printf "%d|%d|%.1f%%|%.1f%%", iops, ios, usr / n, sys / n }' \
+		"$2"
+}
 
 # fio_point STACK DEV WORKLOAD HIPRI REP: one POINT line.  Registered
 # buffers (--fixedbufs): pinning user pages for each I/O costs a number of
@@ -86,18 +111,7 @@ fio_point()
 		echo "POINT|$stack|$workload|$hipri|$rep|EOPNOTSUPP"
 		return
 	fi
-	# One terse line per job, summed (a group's IOPS would divide by the
-	# longest job's runtime).  Terse v3: read IOPS 8, runtime (ms) 9;
-	# write IOPS 49, runtime 50; CPU usr 88, sys 89; error 5.
-	sums=$(awk -F';' -v rw="$rw" '
-		$1 == 3 {
-			n++; err += $5
-			if (rw == "write") { iops += $49; ios += $49 * $50 / 1000 }
-			else { iops += $8; ios += $8 * $9 / 1000 }
-			usr += $88; sys += $89
-		}
-		END { if (n && !err) printf "%d|%d|%.1f%%|%.1f%%", iops, ios, usr / n, sys / n }' \
-		/tmp/fio.terse)
+	sums=$(terse_sums "$rw" /tmp/fio.terse)
 	if [ -z "$sums" ]; then
 		echo "POINT|$stack|$workload|$hipri|$rep|failed: $(head -c 200 /tmp/fio.err | tr '\n|' '  ')"
 		return
@@ -383,8 +397,604 @@ latency_stacks()
 	stack_down
 }
 
-dmp_require_slub_stats
+# ---------------------------------------------------------------------
+# The no-regression section (modes noregress and noregress-smoke):
+# interrupt-driven I/O only, never hipri, run on the base kernel and on
+# ours and compared as instructions per I/O, ours to base: those who
+# never poll must lose nothing.
+#
+# Workloads are ENGINE/BS-RW-qdN[-EXTRA]:
+#   io_uring        fio io_uring, hipri=0, registered buffers: io_uring
+#                   issues inline with REQ_NOWAIT (and from io-wq what
+#                   fails with EAGAIN)
+#   pvsync2+nowait  preadv2()/pwritev2() with RWF_NOWAIT (fio --nowait=1)
+#   libaio          io_submit() of O_DIRECT I/O
+#   psync           pread()/pwrite()
+#   -2jobs          numjobs=2; -2jobs-dsync: and O_DSYNC (fio --sync=dsync:
+#                   every write REQ_FUA).  Two jobs on the 2 vCPUs are not
+#                   deterministic under TCG (as the matrix's 2jobs)
+# The synchronous engines (pvsync2, psync) run at QD1 only: a QD16 of a
+# synchronous engine takes 16 jobs, whose 16 threads on 2 vCPUs measure
+# the scheduler and TCG's interleaving of the vCPUs (not deterministic
+# here), not the stack.  QD16 is io_uring's and libaio's (iodepth=16).
+#
+# Every bio of a 128k row crosses a boundary where the stack splits it,
+# stack by stack below (BOUNDARY lines say which); but md raid1, which
+# has no chunk, and snapshot-origin reads, which origin sends down whole.
+#
+# Output: POINT lines as the matrix's (hipri 0), and
+#   BOUNDARY|stack|what each bio of its 128k rows crosses
+
+# nr_fio STACK DEV WORKLOAD REP REGION: one POINT line; REGION: fio's
+# --offset and --size, or nothing for the whole device.  The first run of
+# each point also prints the bios that reached the null_blk devices per
+# I/O (a comment: 2.0 for a 128k read split once).
+nr_fio()
+{
+	local stack=$1 dev=$2 workload=$3 rep=$4 where engine bs rwname qd extra
+	local args rw=read sums below0 below1 ios
+
+	read -r -a where <<<"$5"
+	engine=${workload%%/*}
+	IFS=- read -r bs rwname qd extra <<<"${workload#*/}"
+	args=(--bs="$bs" --rw="$rwname" --iodepth="${qd#qd}")
+	case $rwname in
+	randread) ;;
+	randwrite) rw="write" ;;
+	*) echo "# bench: unknown workload $workload"; return 1 ;;
+	esac
+	case $engine in
+	io_uring) args+=(--ioengine=io_uring --hipri=0 --fixedbufs) ;;
+	libaio) args+=(--ioengine=libaio) ;;
+	pvsync2+nowait) args+=(--ioengine=pvsync2 --nowait=1 --hipri=0) ;;
+	psync) args+=(--ioengine=psync) ;;
+	*) echo "# bench: unknown engine $engine"; return 1 ;;
+	esac
+	# The engines without registered buffers pin the user's pages for
+	# every I/O, at a cost that depends on where those pages lie (a bio
+	# takes physically contiguous pages as one segment): with fio's
+	# anonymous buffers, 4% to 20% apart from one run or boot to the
+	# next (measured: 128 KiB, libaio QD16 and pvsync2).  Their buffers
+	# are the same pages in every run instead: those of a tmpfs file,
+	# shared-mapped (nr_buffers).
+	[ "$engine" = io_uring ] || args+=(--mem=mmapshared:/tmp/nr-buf)
+	case $extra in
+	'') ;;
+	2jobs) args+=(--numjobs=2) ;;
+	2jobs-dsync) args+=(--numjobs=2 --sync=dsync) ;;
+	*) echo "# bench: unknown workload $workload"; return 1 ;;
+	esac
+	# Every run from the same page cache and slab state.
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	below0=$(nr_below)
+	fio --name=noregress --filename="$dev" --direct=1 "${args[@]}" "${where[@]}" \
+		--time_based --runtime="$runtime" --norandommap --randrepeat=1 \
+		--output-format=terse --terse-version=3 >/tmp/fio.terse 2>/tmp/fio.err
+	below1=$(nr_below)
+	if grep -q 'err=95' /tmp/fio.terse /tmp/fio.err; then
+		echo "POINT|$stack|$workload|0|$rep|EOPNOTSUPP"
+		return
+	fi
+	# RWF_NOWAIT I/O that would block fails with EAGAIN (errno 11), as
+	# preadv2(2) says it may: a result, the report compares it with base.
+	if awk -F';' '$1 == 3 && $5 == 11 { e = 1 } END { exit !e }' /tmp/fio.terse; then
+		echo "POINT|$stack|$workload|0|$rep|EAGAIN"
+		return
+	fi
+	sums=$(terse_sums "$rw" /tmp/fio.terse)
+	if [ -z "$sums" ]; then
+		echo "POINT|$stack|$workload|0|$rep|failed: $(head -c 200 /tmp/fio.err | tr '\n|' '  ')"
+		return
+	fi
+	echo "POINT|$stack|$workload|0|$rep|$sums"
+	ios=$(echo "$sums" | cut -d'|' -f2)
+	[ "$rep" != 1 ] || [ "${ios:-0}" = 0 ] ||
+		echo "# below: $stack $workload: $((below1 - below0)) bios for $ios I/Os," \
+			"$(((below1 - below0) * 100 / ios))/100 a I/O"
+}
+
+# nr_buffers: where fio's buffers lie, the same in every run and boot.
+# Fixed addresses (no ASLR); and for the engines without registered
+# buffers (nr_fio), the 4 MiB of /tmp/nr-buf (16 buffers of 128 KiB and
+# more), which fio maps shared and keeps (it exists): the same pages in
+# every run.  A bio takes physically adjacent pages as one segment, and
+# pages allocated anew lie adjacent or not as the allocator's state has
+# it, which differs from boot to boot and from file to file: a 128 KiB
+# I/O here costs up to 20% less where they do (measured).  So the file's
+# pages are written in a random order (fio's, the same in every boot),
+# where the allocator's runs of adjacent pages end up apart (still, half
+# of them came out with some); and of eight such files, the one whose
+# pages cost the most: libaio 128 KiB QD16 reads of the raw device, which
+# use the first 2 MiB, print what each costs, and BUFFERS|vIOPS what the
+# one taken does, which should be the same on both kernels.
+nr_buffers()
+{
+	local i v best='' pick=''
+
+	echo 0 >/proc/sys/kernel/randomize_va_space
+	for i in 1 2 3 4 5 6 7 8; do
+		fio --name=write --filename="/tmp/nr-buf$i" --rw=randwrite --bs=4k --size=4M \
+			--ioengine=psync >/dev/null 2>&1 || return 1
+		v=$(fio --name=buffers --filename="${nulls[0]}" --direct=1 --ioengine=libaio \
+			--iodepth=16 --bs=128k --rw=randread --number_ios=8000 --norandommap \
+			--randrepeat=1 --mem=mmapshared:"/tmp/nr-buf$i" --output-format=terse \
+			--terse-version=3 2>/dev/null | awk -F';' '$1 == 3 { print $8 }')
+		echo "# buffers: /tmp/nr-buf$i: ${v:-failed} vIOPS (libaio 128k random reads QD16, raw)"
+		[ -n "$v" ] || return 1
+		if [ -z "$best" ] || [ "$v" -lt "$best" ]; then
+			best=$v pick=$i
+		fi
+	done
+	mv "/tmp/nr-buf$pick" /tmp/nr-buf
+	rm -f /tmp/nr-buf[0-9]
+	echo "# buffers: /tmp/nr-buf$pick"
+	echo "BUFFERS|$best"
+}
+
+# nr_below: reads and writes completed so far by this job's null_blk
+# devices (every one: data, metadata, cache).
+nr_below()
+{
+	awk -v p="$DMP_PREFIX-nr" 'index($3, p) == 1 { n += $4 + $8 } END { print n + 0 }' \
+		/proc/diskstats
+}
+
+# nr_run STACK DEV REGION WORKLOAD...: each workload REPS times on DEV,
+# in REGION (nr_fio), NR_PREP (a function) before each run when set.
+NR_PREP=
+nr_run()
+{
+	local stack=$1 dev=$2 region=$3 workload rep
+
+	shift 3
+	echo "# bench: noregress $stack ($dev${region:+ $region})" >&2
+	for workload in "$@"; do
+		for ((rep = 1; rep <= reps; rep++)); do
+			if [ -n "$NR_PREP" ] && ! "$NR_PREP"; then
+				echo "POINT|$stack|$workload|0|$rep|failed: $NR_PREP"
+				continue
+			fi
+			nr_fio "$stack" "$dev" "$workload" "$rep" "$region"
+		done
+	done
+}
+
+# nr_targets N TARGET ARGS...: a table of N TARGETs of 128 KiB (256
+# sectors), target i over sectors i * 256 of the device: the table of
+# one target over the whole, cut at every 128 KiB.  In ARGS, @ stands for
+# i * 256 (linear's device offset, crypt's IV offset and device offset).
+nr_targets()
+{
+	local n=$1 target=$2 i
+	shift 2
+
+	for ((i = 0; i < n; i++)); do
+		echo "$((i * 256)) 256 $target ${*//@/$((i * 256))}"
+	done
+}
+
+# nr_meta NAME: a zeroed, memory-backed null_blk of 64 MiB for metadata;
+# set DMP_NODE.
+nr_meta()
+{
+	dmp_nullb_create "nr-$1" size=64 queue_mode=2 submit_queues=1 irqmode=0 \
+		memory_backed=1 blocksize=512 max_sectors=1024 ||
+		{ echo "# bench: cannot create null_blk nr-$1"; return 1; }
+	dd if=/dev/zero of="$DMP_NODE" bs=1M count=1 oflag=direct status=none
+}
+
+# nr_thin_fresh: the provisioning pool and its thin device made anew in
+# place of the last (same names), its metadata zeroed, nothing
+# provisioned: every run of a provisioning point starts from the same
+# state, and the pool's commit every second at the same time from the
+# run's start (with a thin device made anew in the same pool, one run
+# differed from the next by up to 15%: measured).
+nr_thin_fresh()
+{
+	local name=$DMP_PREFIX-nr-tprov pool=$DMP_PREFIX-nr-pool
+
+	dmsetup remove --retry "$name" && dmsetup remove --retry "$pool" || return 1
+	dd if=/dev/zero of="$nr_tmeta" bs=1M count=1 oflag=direct status=none &&
+		dmsetup create "$pool" --noudevsync --table "$nr_pool_table" &&
+		dmsetup message "$pool" 0 "create_thin 1" &&
+		dmsetup create "$name" --noudevsync \
+			--table "0 $nr_tprov_sectors thin /dev/mapper/$pool 1" || return 1
+	[ -b "/dev/mapper/$name" ] || dmsetup mknodes "$name"
+}
+
+# nr_cache_clean: the cache (NR_CACHE, in writeback) written back whole
+# with the cleaner policy, then smq again: every run of a point that
+# dirties blocks starts with none dirty (one run differed from the next
+# by up to 26% without: measured).
+nr_cache_clean()
+{
+	local i
+
+	dmsetup reload "$NR_CACHE" --table "$nr_cache_table writeback cleaner 0" &&
+		dmp_dm_suspend_resume "$NR_CACHE" || return 1
+	for ((i = 0; i < 60; i++)); do
+		[ "$(dmsetup status "$NR_CACHE" | awk '{ print $14 }')" = 0 ] && break
+		sleep 1
+	done
+	dmsetup reload "$NR_CACHE" --table "$nr_cache_table writeback smq 0" &&
+		dmp_dm_suspend_resume "$NR_CACHE"
+}
+
+# nr_integrity_flush: dm-integrity (NR_INTEGRITY) suspended and resumed,
+# which writes its journal out: every run starts with the journal empty
+# (the runs of a point differed by up to 7% without: measured).
+nr_integrity_flush()
+{
+	dmp_dm_suspend_resume "$NR_INTEGRITY"
+}
+
+# nr_wc_fresh: dm-writecache formatted anew in place of the last (same
+# name), with every other 64 KiB extent of its 64 MiB written, O_DSYNC:
+# cached and committed (its "flush" message would write them back and
+# free them), the others not.
+nr_wc_fresh()
+{
+	local name=$DMP_PREFIX-nr-wc
+
+	dmsetup remove --retry "$name" || return 1
+	dd if=/dev/zero of="$nr_wc_ssd" bs=1M count=1 oflag=direct status=none &&
+		dmsetup create "$name" --noudevsync --table "$nr_wc_table" || return 1
+	[ -b "/dev/mapper/$name" ] || dmsetup mknodes "$name"
+	fio --name=prime --filename="/dev/mapper/$name" --direct=1 --ioengine=psync \
+		--sync=dsync --rw=write:64k --bs=64k --size=64M >/dev/null 2>&1 || return 1
+	# writecache <errors> <blocks> <free> <under writeback>...
+	echo "# writecache: $(dmsetup status "$name" | cut -d' ' -f4-7)"
+}
+
+# nr_cache MODE: dm-cache in MODE (writethrough or writeback) with smq, 64
+# MiB of the first device cached whole on the second, clean; metadata
+# on a memory-backed null_blk.  Every I/O of the points hits.
+nr_cache()
+{
+	local table name i
+
+	nr_meta "cmeta-$1" || return 1
+	table="0 131072 cache $DMP_NODE ${nulls[1]} ${nulls[0]} 128 1"
+	nr_cache_table=$table
+	dmp_dm_create "nr-cache-$1" "$table writeback smq 0" || return 1
+	# Whole-block writes promote at once; the cleaner policy then writes
+	# the dirty blocks back, and MODE with smq takes the cached blocks
+	# from the metadata, where nothing is left to promote.
+	dd if=/dev/zero of="$DMP_NODE" bs=64k count=1024 oflag=direct status=none
+	name=${DMP_NODE#/dev/mapper/}
+	dmsetup reload "$name" --table "$table writeback cleaner 0" &&
+		dmp_dm_suspend_resume "$name" || return 1
+	for ((i = 0; i < 60; i++)); do
+		[ "$(dmsetup status "$name" | awk '{ print $14 }')" = 0 ] && break
+		sleep 1
+	done
+	dmsetup reload "$name" --table "$table $1 smq 0" &&
+		dmp_dm_suspend_resume "$name"
+}
+
+# nr_integrity: dm-integrity (journal, crc32c tags, 64 KiB interleave
+# areas) over a memory-backed null_blk, formatted, its first 64 MiB
+# written (a read of a block never written fails its checksum); set
+# DMP_NODE.
+nr_integrity()
+{
+	local dev iargs="4 J 2 internal_hash:crc32c interleave_sectors:128" sectors
+
+	dmp_nullb_create nr-integ size=256 queue_mode=2 submit_queues=1 irqmode=0 \
+		memory_backed=1 blocksize=512 hw_queue_depth=256 max_sectors=1024 ||
+		{ echo "# bench: cannot create null_blk nr-integ"; return 1; }
+	dev=$DMP_NODE
+	dd if=/dev/zero of="$dev" bs=1M count=1 oflag=direct status=none
+	dmp_dm_create nr-integ "0 1 integrity $dev 0 $iargs" || return 1
+	sectors=$(dmsetup status "$DMP_PREFIX-nr-integ" | awk '{ print $5 }')
+	[ "${sectors:-0}" -ge 131072 ] ||
+		{ echo "# bench: dm-integrity provides ${sectors:-no} sectors"; return 1; }
+	dmsetup reload "$DMP_PREFIX-nr-integ" --table "0 $sectors integrity $dev 0 $iargs" &&
+		dmsetup resume "$DMP_PREFIX-nr-integ" || return 1
+	dd if=/dev/zero of="$DMP_NODE" bs=1M count=64 oflag=direct status=none
+}
+
+# noregress_smoke: make check's few points: dm-striped-2, 128 KiB
+# random reads and writes at 128 KiB offsets, every bio across a 64 KiB
+# chunk, each engine family.
+noregress_smoke()
+{
+	dmp_dm_create nr-striped "$(striped_table 2)" || return 1
+	echo "BOUNDARY|dm-striped-2|a 64 KiB chunk (I/O at 128 KiB offsets)"
+	nr_run dm-striped-2 "$DMP_NODE" "" io_uring/128k-randread-qd16 \
+		io_uring/128k-randwrite-qd16 pvsync2+nowait/128k-randread-qd1 \
+		pvsync2+nowait/128k-randwrite-qd1 libaio/128k-randread-qd16 \
+		libaio/128k-randwrite-qd16 psync/128k-randread-qd1 psync/128k-randwrite-qd1
+	stack_down
+}
+
+# The workloads: io_uring on every stack, 4 KiB QD1 reads, QD16 reads
+# and writes, 128 KiB QD16 reads and writes; the other engines on
+# dm-striped, md raid0, crypt and thin, at QD1, and libaio at QD16 too.
+nr_small=(io_uring/4k-randread-qd1 io_uring/4k-randread-qd16 io_uring/4k-randwrite-qd16)
+nr_big=(io_uring/128k-randread-qd16 io_uring/128k-randwrite-qd16)
+nr_esmall=() nr_ebig=()
+for w in randread randwrite; do
+	for e in pvsync2+nowait/BS-$w-qd1 libaio/BS-$w-qd1 libaio/BS-$w-qd16 psync/BS-$w-qd1; do
+		nr_esmall+=("${e/BS/4k}")
+		nr_ebig+=("${e/BS/128k}")
+	done
+done
+# The tables of 16 targets of 128 KiB: I/O at 64 KiB + n x 128 KiB (fio
+# --offset=64k: its random offsets are the offset plus multiples of the
+# block size) straddles a target boundary, 64 KiB on each side; 15
+# places in the 2 MiB.
+nr_big_region="--offset=64k --size=1920k"
+
+# Each stack below, in the order they run, and what its 128k rows cross
+# (its BOUNDARY line says it too).
+
+# dm-linear: 4k rows on one target over the whole device; 128k rows on
+# a table of 16 linear targets of 128 KiB: every bio crosses a target
+# boundary.
+nr_dm_linear()
+{
+	dmp_dm_create nr-linear "0 2097152 linear ${nulls[0]} 0" || return 1
+	nr_run dm-linear "$DMP_NODE" "" "${nr_small[@]}"
+	stack_down
+	dmp_dm_create nr-linear16 "$(nr_targets 16 linear "${nulls[0]}" @)" || return 1
+	echo "BOUNDARY|dm-linear|a target boundary (16 linear targets of 128 KiB, I/O at 64 KiB + n x 128 KiB)"
+	nr_run dm-linear "$DMP_NODE" "$nr_big_region" "${nr_big[@]}"
+	stack_down
+}
+
+# dm-striped, 2 wide, 64 KiB chunks: 128 KiB at 128 KiB offsets crosses a
+# chunk boundary, each half to the other device.  dm-linear over it
+# passes the bio whole, striped splits it.
+nr_dm_striped()
+{
+	dmp_dm_create nr-striped "$(striped_table 2)" || return 1
+	echo "BOUNDARY|dm-striped-2|a 64 KiB chunk (I/O at 128 KiB offsets)"
+	nr_run dm-striped-2 "$DMP_NODE" "" "${nr_small[@]}" "${nr_big[@]}" \
+		"${nr_esmall[@]}" "${nr_ebig[@]}"
+	dmp_dm_create nr-linear-striped "0 4194304 linear $DMP_NODE 0" || return 1
+	echo "BOUNDARY|dm-linear/dm-striped-2|a 64 KiB chunk of the dm-striped below"
+	nr_run dm-linear/dm-striped-2 "$DMP_NODE" "" "${nr_small[@]}" "${nr_big[@]}"
+	stack_down
+	stack_down
+}
+
+# md raid0, 2 wide, 64 KiB chunks: as dm-striped.
+nr_md_raid0()
+{
+	md_build md-raid0 0 2 --chunk=64 || return 1
+	echo "BOUNDARY|md-raid0-2|a 64 KiB chunk (I/O at 128 KiB offsets)"
+	nr_run md-raid0-2 "$DMP_NODE" "" "${nr_small[@]}" "${nr_big[@]}" \
+		"${nr_esmall[@]}" "${nr_ebig[@]}"
+	stack_down
+}
+
+# md raid1 has no chunk: nothing to cross, 128 KiB plain (reads from one
+# leg, writes to both).
+nr_md_raid1()
+{
+	md_build md-raid1 1 2 --assume-clean || return 1
+	echo "BOUNDARY|md-raid1-2|nothing: raid1 has no chunk (128 KiB plain)"
+	nr_run md-raid1-2 "$DMP_NODE" "" "${nr_small[@]}" "${nr_big[@]}"
+	stack_down
+}
+
+# md raid10, near 2 copies over 2 devices, 64 KiB chunks: a chunk.
+nr_md_raid10()
+{
+	md_build md-raid10 10 2 --assume-clean --chunk=64 || return 1
+	echo "BOUNDARY|md-raid10-2|a 64 KiB chunk (I/O at 128 KiB offsets)"
+	nr_run md-raid10-2 "$DMP_NODE" "" "${nr_small[@]}" "${nr_big[@]}"
+	stack_down
+}
+
+# dm-crypt (aes-xts-plain64, kcryptd workers as by default): 4k rows on
+# one target; 128k rows on 16 crypt targets of 128 KiB, each with the IV
+# offset of its place (the sectors and IVs of one target): every bio
+# crosses a target boundary.
+nr_dm_crypt()
+{
+	dmp_dm_create nr-crypt "0 2097152 crypt aes-xts-plain64 $crypt_key 0 ${nulls[0]} 0" ||
+		return 1
+	nr_run dm-crypt "$DMP_NODE" "" "${nr_small[@]}" "${nr_esmall[@]}"
+	stack_down
+	dmp_dm_create nr-crypt16 "$(nr_targets 16 crypt aes-xts-plain64 "$crypt_key" @ \
+		"${nulls[0]}" @)" || return 1
+	echo "BOUNDARY|dm-crypt|a target boundary (16 crypt targets of 128 KiB, I/O at 64 KiB + n x 128 KiB)"
+	nr_run dm-crypt "$DMP_NODE" "$nr_big_region" "${nr_big[@]}" "${nr_ebig[@]}"
+	stack_down
+}
+
+# dm-thin: one pool, 64 KiB blocks, zeroing new blocks (LVM's default),
+# data on a null_blk of 16 GiB, metadata on a memory-backed one.  Thin
+# device 0: 64 MiB, every block provisioned; 128 KiB at 128 KiB offsets
+# crosses a block boundary (thin's max_io_len).  Then writes that
+# provision, on a thin device of 16 GiB, made anew with its pool for
+# every run (nr_thin_fresh): 4 KiB writes provision a block each (zeroing the
+# rest); 128 KiB writes at 128 KiB offsets provision two whole blocks,
+# crossing the boundary between them.  Two jobs of O_DSYNC writes: every
+# write a FUA, which waits for a commit of the pool's metadata, while the
+# other job provisions.
+nr_dm_thin()
+{
+	local pool
+
+	nr_meta tmeta || return 1
+	nr_tmeta=$DMP_NODE
+	dmp_nullb_create nr-tdata size=16384 queue_mode=2 poll_queues=1 submit_queues=1 \
+		irqmode=0 memory_backed=0 blocksize=512 hw_queue_depth=256 max_sectors=1024 ||
+		{ echo "# bench: cannot create null_blk nr-tdata"; return 1; }
+	nr_pool_table="0 $((16384 * 2048)) thin-pool $nr_tmeta $DMP_NODE 128 0"
+	dmp_dm_create nr-pool "$nr_pool_table" || return 1
+	pool=${DMP_NODE#/dev/mapper/}
+	dmsetup message "$pool" 0 "create_thin 0" || return 1
+	dmp_dm_create nr-thin "0 131072 thin /dev/mapper/$pool 0" || return 1
+	dd if=/dev/zero of="$DMP_NODE" bs=1M count=64 oflag=direct status=none
+	echo "BOUNDARY|dm-thin|a 64 KiB block (provisioned; I/O at 128 KiB offsets)"
+	nr_run dm-thin "$DMP_NODE" "" "${nr_small[@]}" "${nr_big[@]}" \
+		"${nr_esmall[@]}" "${nr_ebig[@]}"
+	stack_down
+	nr_tprov_sectors=$((16384 * 2048))
+	dmsetup message "$pool" 0 "create_thin 1" || return 1
+	dmp_dm_create nr-tprov "0 $nr_tprov_sectors thin /dev/mapper/$pool 1" || return 1
+	echo "BOUNDARY|dm-thin-provisioning|a 64 KiB block, both provisioned by the write (I/O at 128 KiB offsets)"
+	NR_PREP=nr_thin_fresh
+	nr_run dm-thin-provisioning "$DMP_NODE" "" io_uring/4k-randwrite-qd16 \
+		io_uring/128k-randwrite-qd16 io_uring/4k-randwrite-qd16-2jobs-dsync
+	NR_PREP=
+	stack_down
+	stack_down
+	stack_down
+	stack_down
+}
+
+# dm-cache, 64 KiB blocks, all hits: 128 KiB at 128 KiB offsets crosses
+# a block boundary (cache's max_io_len).  Writethrough write hits go to
+# the origin and the cache; two jobs of them too.
+nr_dm_cache_wt()
+{
+	nr_cache writethrough || return 1
+	echo "BOUNDARY|dm-cache-writethrough|a 64 KiB cache block (all hits; I/O at 128 KiB offsets)"
+	nr_run dm-cache-writethrough "$DMP_NODE" "" "${nr_small[@]}" "${nr_big[@]}" \
+		io_uring/4k-randwrite-qd16-2jobs
+	stack_down
+	stack_down
+}
+
+# In writeback, write hits dirty their blocks: each run of a point starts
+# with the cache clean (nr_cache_clean).
+nr_dm_cache_wb()
+{
+	nr_cache writeback || return 1
+	echo "BOUNDARY|dm-cache-writeback|a 64 KiB cache block (all hits; I/O at 128 KiB offsets)"
+	NR_CACHE=${DMP_NODE#/dev/mapper/} NR_PREP=nr_cache_clean
+	nr_run dm-cache-writeback "$DMP_NODE" "" "${nr_small[@]}" "${nr_big[@]}"
+	NR_PREP=
+	stack_down
+	stack_down
+}
+
+# dm-writecache (SSD mode, 4 KiB blocks) over 64 MiB of the first device,
+# its cache a memory-backed null_blk of 256 MiB (a quarter of it used at
+# most: under the high watermark, nothing is written back), every other
+# 64 KiB extent cached (nr_wc_fresh).  128 KiB at 128 KiB offsets crosses
+# from a cached extent into one that is not: a read is split where the
+# cached blocks end (and each cached block is a bio of its own); a write
+# where its halves lie apart in the cache.  Writes change what is
+# cached: each of their runs starts anew.
+nr_dm_writecache()
+{
+	dmp_nullb_create nr-wcssd size=256 queue_mode=2 submit_queues=1 irqmode=0 \
+		memory_backed=1 blocksize=512 hw_queue_depth=256 max_sectors=1024 ||
+		{ echo "# bench: cannot create null_blk nr-wcssd"; return 1; }
+	nr_wc_ssd=$DMP_NODE
+	nr_wc_table="0 131072 writecache s ${nulls[0]} $nr_wc_ssd 4096 0"
+	dd if=/dev/zero of="$nr_wc_ssd" bs=1M count=1 oflag=direct status=none
+	dmp_dm_create nr-wc "$nr_wc_table" || return 1
+	nr_wc_fresh || return 1
+	echo "BOUNDARY|dm-writecache|from a cached 64 KiB extent into one not cached (I/O at 128 KiB offsets)"
+	nr_run dm-writecache "$DMP_NODE" "" io_uring/4k-randread-qd1 io_uring/4k-randread-qd16 \
+		io_uring/128k-randread-qd16
+	NR_PREP=nr_wc_fresh
+	nr_run dm-writecache "$DMP_NODE" "" io_uring/4k-randwrite-qd16 io_uring/128k-randwrite-qd16
+	NR_PREP=
+	stack_down
+	stack_down
+}
+
+# snapshot-origin with a (transient) snapshot of 64 KiB chunks, every
+# chunk copied: 128 KiB writes at 128 KiB offsets cross a chunk
+# boundary, where origin splits them; origin sends reads down whole.
+nr_dm_snapshot()
+{
+	dmp_dm_create nr-snap "0 131072 snapshot ${nulls[0]} ${nulls[1]} N 128" || return 1
+	dmp_dm_create nr-origin "0 131072 snapshot-origin ${nulls[0]}" || return 1
+	dd if=/dev/zero of="$DMP_NODE" bs=1M count=64 oflag=direct status=none
+	echo "BOUNDARY|dm-snapshot-origin|writes: a 64 KiB chunk (copied); reads: nothing, origin does not split them"
+	nr_run dm-snapshot-origin "$DMP_NODE" "" "${nr_small[@]}" "${nr_big[@]}"
+	stack_down
+	stack_down
+}
+
+# dm-raid raid1 (no metadata devices, in sync), 64 KiB regions: DM splits
+# at a region (raid1's max_io_len); 128 KiB at 128 KiB offsets crosses
+# one.
+nr_dm_raid1()
+{
+	dmp_dm_create nr-raid1 \
+		"0 2097152 raid raid1 4 0 nosync region_size 128 2 - ${nulls[0]} - ${nulls[1]}" ||
+		return 1
+	echo "BOUNDARY|dm-raid1|a 64 KiB region (I/O at 128 KiB offsets)"
+	nr_run dm-raid1 "$DMP_NODE" "" "${nr_small[@]}" "${nr_big[@]}"
+	stack_down
+}
+
+# dm-integrity, journal mode, 64 KiB interleave areas (DM splits at one:
+# integrity's max_io_len), over 64 MiB written before: 128 KiB at 128 KiB
+# offsets crosses an area boundary.  Each run starts with the journal
+# written out (nr_integrity_flush).
+nr_dm_integrity()
+{
+	nr_integrity || return 1
+	echo "BOUNDARY|dm-integrity|a 64 KiB interleave area (journal mode; I/O at 128 KiB offsets)"
+	NR_INTEGRITY=${DMP_NODE#/dev/mapper/} NR_PREP=nr_integrity_flush
+	nr_run dm-integrity "$DMP_NODE" "--size=64M" "${nr_small[@]}" "${nr_big[@]}"
+	NR_PREP=
+	stack_down
+	stack_down
+}
+
+# noregress [STACK...]: the section, every stack or those named
+# (dm_linear, md_raid0...: the functions above without nr_).
+noregress()
+{
+	local s rc=0 depth
+
+	for s in dm_linear dm_striped md_raid0 md_raid1 md_raid10 dm_crypt dm_thin \
+		dm_cache_wt dm_cache_wb dm_writecache dm_snapshot dm_raid1 dm_integrity; do
+		if [ $# -gt 0 ] && ! printf '%s\n' "$@" | grep -qx "$s"; then
+			continue
+		fi
+		depth=${#DMP_TEARDOWN[@]}
+		"nr_$s" && continue
+		echo "# bench: noregress: $s failed"
+		rc=1
+		# What it left set up goes, so that the next finds the devices free.
+		while [ "${#DMP_TEARDOWN[@]}" -gt "$depth" ]; do
+			stack_down
+		done
+	done
+	return "$rc"
+}
+
 crypt_key=$(printf '%064d' 0)
+case $mode in
+noregress | noregress-smoke)
+	# Two devices as the matrix's, null_blk without latency, but for
+	# max_sectors: 512 KiB, where null_blk's default (255 sectors, the
+	# block layer's safe default) would split every 128 KiB bio in two,
+	# through any stack; here only the stack's boundary splits one.
+	nulls=()
+	for i in 0 1; do
+		dmp_nullb_create "nr$i" size=1024 queue_mode=2 poll_queues=1 submit_queues=1 \
+			irqmode=0 memory_backed=0 blocksize=512 hw_queue_depth=256 \
+			max_sectors=1024 ||
+			{ echo "# bench: cannot create null_blk nr$i"; exit 1; }
+		nulls+=("$DMP_NODE")
+	done
+	nr_buffers || exit 1
+	rc=0
+	if [ "$mode" = noregress ]; then
+		noregress "${@:4}" || rc=1
+	else
+		noregress_smoke || rc=1
+	fi
+	dmp_cleanup
+	exit "$rc"
+	;;
+esac
+dmp_require_slub_stats
 # On the base kernel (build-kernel.sh base), whose polled dm-crypt and
 # dm-raid1 points cannot complete.
 on_base=
