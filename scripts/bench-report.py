@@ -16,7 +16,12 @@ points only, each with ours_to_base, flagged over NOREGRESS_LIMIT.  With
 --matrix-json FILE instead of --base and --ours, the rest (the matrix,
 latency model, bio caches, slab, NVMe and their comparison) is taken
 from FILE, an earlier bench.json, as it is: make bench SECTION=noregress
-replaces that section alone.
+replaces that section alone.  With --noregress-stacks "NAME..." too (make
+bench SECTION=noregress STACKS=...), the run covered only those stacks
+(the guest's nr_NAME functions, whose points follow its NRSTACK|NAME
+lines): their points replace those of the same stacks in FILE's section,
+in place, the others are kept, and the section's meta notes the run
+under "merged".
 
 With --previous, compares every deterministic point with an earlier
 bench.json.  With --results FILE (doc/results.md; --readme is the old
@@ -72,6 +77,24 @@ def number(text):
         return None
 
 
+def read_nr_stacks(path):
+    """{(stack, workload, hipri): NAME} of the no-regression POINT lines,
+    NAME from the NRSTACK|NAME line before them (the guest's nr_NAME)."""
+    out, name = {}, None
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            lines = [line.rstrip("\r\n") for line in f]
+    except OSError as e:
+        die(f"cannot read {path}: {e}")
+    for line in lines:
+        f = line.split("|")
+        if f[0] == "NRSTACK" and len(f) > 1:
+            name = f[1]
+        elif f[0] == "POINT" and len(f) > 3 and name:
+            out.setdefault((f[1], f[2], int(f[3])), name)
+    return out
+
+
 def read_points(path):
     """{(stack, workload, hipri): {"reps": [iops...], "error": str|None}}"""
     points = {}
@@ -83,7 +106,9 @@ def read_points(path):
                               {"reps": [], "ios": [], "error": None})
         iops = number(result)
         if iops is None or iops <= 0:
-            p["error"] = result
+            # The first failure: a later run may fail for its sake
+            # ("not run (a run before hung)").
+            p["error"] = p["error"] or result
         else:
             p["reps"].append(iops)
             p["ios"].append(int(f[5]) if len(f) > 5 else 0)
@@ -228,6 +253,35 @@ def read_buffers(path):
     return int(vals[0]) if vals and vals[0] else None
 
 
+AGAIN_LINE = re.compile(r"^# below: (\S+) (\S+): (\d+) bios ended with BLK_STS_AGAIN, "
+                        r"(\d+) requests went to io-wq, for (\d+) I/Os")
+
+
+def read_again(path):
+    """{(stack, workload): {"again": n, "iowq": n, "ios": n}} of the guest's
+    "# below:" lines of its traced runs (nr_again: NR_AGAIN stacks)."""
+    out = {}
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                m = AGAIN_LINE.match(line)
+                if m:
+                    out[(m.group(1), m.group(2))] = {
+                        "again": int(m.group(3)), "iowq": int(m.group(4)),
+                        "ios": int(m.group(5))}
+    except OSError as e:
+        die(f"cannot read {path}: {e}")
+    return out
+
+
+def tally_noregress(section):
+    """The section's over_limit and eagain_both lists, from its points."""
+    section["over_limit"] = [f"{p['stack']} {p['workload']}" for p in section["points"]
+                             if p["over_limit"]]
+    section["eagain_both"] = [f"{p['stack']} {p['workload']}" for p in section["points"]
+                              if eagain_both(p)]
+
+
 def build_noregress(args):
     """The no-regression section: every interrupt-driven point of ours,
     base's next to it, in the order the guest ran them."""
@@ -235,6 +289,8 @@ def build_noregress(args):
     ours = read_points(args.noregress_ours)
     if not ours:
         die(f"{args.noregress_ours}: no POINT lines (did the guest run?)")
+    nr_stacks = read_nr_stacks(args.noregress_ours)
+    again = {"base": read_again(args.noregress_base), "ours": read_again(args.noregress_ours)}
     section = {
         "meta": {"date": args.date, "base": args.base_version,
                  "ours": args.ours_version, "ours_commit": args.ours_commit,
@@ -252,13 +308,66 @@ def build_noregress(args):
         o = summarize(ours[key])
         r = ratio(o, b)
         over = r is not None and r > NOREGRESS_LIMIT
-        section["points"].append({
-            "stack": stack, "workload": workload, "engine": workload.split("/")[0],
-            "base": b, "ours": o, "ours_to_base": r, "over_limit": over})
-        if over:
-            section["over_limit"].append(f"{stack} {workload}")
-        if b.get("status") == o.get("status") == "EAGAIN":
-            section["eagain_both"].append(f"{stack} {workload}")
+        point = {"stack": stack, "workload": workload, "engine": workload.split("/")[0],
+                 "nr_stack": nr_stacks.get(key),
+                 "base": b, "ours": o, "ours_to_base": r, "over_limit": over}
+        if any((stack, workload) in again[k] for k in again):
+            point["sts_again"] = {k: again[k].get((stack, workload)) for k in again}
+        section["points"].append(point)
+    tally_noregress(section)
+    return section
+
+
+def merge_noregress(kept, new, stacks):
+    """KEPT's section with the points of STACKS (nr_ names) replaced by
+    NEW's, in place (NEW's appended where KEPT had none), the others kept;
+    a point of KEPT without an nr_stack is replaced where NEW has one of
+    the same stack and workload.  A stack NEW has no point of keeps its
+    old ones (flagged by the caller).  The meta's "merged" notes NEW's
+    run, and drops those stacks from the runs it noted before."""
+    if not kept or not kept.get("points"):
+        die("--noregress-stacks: the --matrix-json file has no no-regression section")
+    ran = list(dict.fromkeys(p["nr_stack"] for p in new["points"]))
+    stray = [g for g in ran if g not in stacks]
+    if stray:
+        die(f"--noregress-stacks {' '.join(stacks)}: the run has points of {stray}")
+    group = {(p["stack"], p["workload"]): p["nr_stack"] for p in new["points"]}
+
+    def replaced_by(p):
+        name = p.get("nr_stack")
+        if name:
+            return name if name in ran else None
+        return group.get((p["stack"], p["workload"]))
+
+    points, placed = [], set()
+    for p in kept["points"]:
+        g = replaced_by(p)
+        if g is None:
+            points.append(p)
+        elif g not in placed:
+            points += [q for q in new["points"] if q["nr_stack"] == g]
+            placed.add(g)
+    for g in ran:
+        if g not in placed:
+            points += [q for q in new["points"] if q["nr_stack"] == g]
+    boundaries = {}
+    for p in points:
+        st = p["stack"]
+        if st not in boundaries:
+            what = new["boundaries"].get(st, kept.get("boundaries", {}).get(st))
+            if what:
+                boundaries[st] = what
+    meta = dict(kept["meta"])
+    merged = []
+    for run in meta.get("merged", []):
+        left = [g for g in run["stacks"] if g not in ran]
+        if left:
+            merged.append(dict(run, stacks=left))
+    run = {k: v for k, v in new["meta"].items() if k != "limit"}
+    merged.append(dict(run, stacks=ran))
+    meta["merged"] = merged
+    section = {"meta": meta, "boundaries": boundaries, "points": points}
+    tally_noregress(section)
     return section
 
 
@@ -443,8 +552,11 @@ def noregress_markdown(section):
            "only: those who never poll must lose nothing.  Workloads are",
            "ENGINE/BS-RW-QD: io_uring with hipri=0 and registered buffers (issued",
            "inline with REQ_NOWAIT), pvsync2+nowait (preadv2/pwritev2 with RWF_NOWAIT),",
-           "libaio, psync; the synchronous engines at QD1 only.  -2jobs: numjobs=2, not",
-           "deterministic under TCG; -dsync: O_DSYNC.",
+           "libaio, psync; the synchronous engines at QD1 only.  -2jobs, -4jobs:",
+           "numjobs=2 or 4, not deterministic under TCG; -dsync: O_DSYNC; -batch:",
+           "QD I/Os submitted at once, the next QD when all have completed (fio",
+           "iodepth_batch_submit and iodepth_batch_complete_min), where the others",
+           "submit each I/O alone.",
            "ours/base: ours instr/IO over base instr/IO; \"!\" over "
            f"{m['limit']:g}.  Spread as above.",
            "Where a stack does not take REQ_NOWAIT, io_uring issues every I/O from",
@@ -456,7 +568,30 @@ def noregress_markdown(section):
            "are the pages of one tmpfs file, chosen for having none adjacent; libaio",
            "128k QD16 reads of the raw device with them: "
            f"{buffers.get('base') or '-'} vIOPS on base, {buffers.get('ours') or '-'} on ours.",
-           "", "Every bio of a 128k row crosses, stack by stack:", ""]
+           "md-raid1-2 and md-raid10-2 -4jobs: 4 KiB reads from four jobs, every",
+           "completion through the polled-read accounting the series adds to raid1's",
+           "and raid10's read path.  dm-striped-2-again: dm-striped-2 over null_blk",
+           "devices of 2 tags (hw_queue_depth=2) at QD32.  Each I/O submitted alone,",
+           "null_blk completes every request in its submission and no half of a split",
+           "bio finds the tags taken.  -batch: io_uring plugs the 32 I/Os, whose",
+           "requests hold their tags until the plug's flush, and most halves end",
+           "with BLK_STS_AGAIN (the counts below the table): ours retries the half",
+           "from DM's worker; the base kernel ends the whole bio with EAGAIN, which",
+           "io_uring 6.12 issues again from io-wq when it comes back in the",
+           "submission, but when it comes back at the plug's flush (its other half",
+           "queued) marks it for a reissue that nothing does: the I/O never",
+           "completes, fio waits for ever (\"failed: hung\": killed, the later",
+           "-batch points not run)."]
+    for run in m.get("merged", []):
+        rcommit = f": commit {run['ours_commit']}" if run.get("ours_commit") else ""
+        rbuf = run.get("buffers_viops") or {}
+        out += [f"The points of {', '.join(run['stacks'])} (the guest's nr_ functions) come "
+                f"from a run of their own (make bench SECTION=noregress STACKS=...), "
+                f"{run['date']}: Linux {run['base']} against {run['ours']} (ours{rcommit}), "
+                f"{run['runtime_guest_s']} guest s per run, each point run {run['reps']} "
+                f"times; buffers {rbuf.get('base') or '-'} vIOPS on base, "
+                f"{rbuf.get('ours') or '-'} on ours."]
+    out += ["", "Every bio of a 128k row crosses, stack by stack:", ""]
     for stack, what in section["boundaries"].items():
         out.append(f"- {stack}: {what}")
     out += ["", "| stack | workload/engine | base vIOPS | ours vIOPS | base instr/IO "
@@ -477,6 +612,19 @@ def noregress_markdown(section):
                    + ".")
     else:
         out.append(f"{len(pts)} points, none measured on both kernels.")
+    counted = [p for p in pts if p.get("sts_again")]
+    if counted:
+        out += ["", "BLK_STS_AGAIN below, in a run of each workload more, traced (not measured):",
+                "bios to the null_blk devices that ended with BLK_STS_AGAIN, and requests",
+                "io_uring sent to io-wq, per 100 I/Os, base / ours:", ""]
+        for p in counted:
+            cells = []
+            for kernel in ("base", "ours"):
+                c = p["sts_again"].get(kernel)
+                cells.append("-" if not c or not c["ios"] else
+                             f"{c['again'] * 100 / c['ios']:.1f} AGAIN, "
+                             f"{c['iowq'] * 100 / c['ios']:.1f} io-wq")
+            out.append(f"- {p['stack']} {p['workload']}: {cells[0]} / {cells[1]}")
     if section.get("eagain_both"):
         out += ["", "EAGAIN: RWF_NOWAIT I/O failed with EAGAIN (as preadv2(2) allows) on both",
                 "kernels: " + ", ".join(section["eagain_both"]) + "."]
@@ -606,6 +754,7 @@ def main():
     ap.add_argument("--noregress-base")
     ap.add_argument("--noregress-ours")
     ap.add_argument("--ours-commit")
+    ap.add_argument("--noregress-stacks", default="")
     ap.add_argument("--nvme-base")
     ap.add_argument("--nvme-ours")
     ap.add_argument("--previous")
@@ -634,9 +783,17 @@ def main():
             result["comparison"] = compare(result, args.previous)
     else:
         die("--base and --ours, or --matrix-json")
-    result.pop("noregress", None)
+    kept_section = result.pop("noregress", None)
+    stacks = args.noregress_stacks.split()
+    missing = []
+    if stacks and not (args.matrix_json and args.noregress_ours):
+        die("--noregress-stacks goes with --matrix-json and the no-regression inputs")
     if args.noregress_ours:
         result["noregress"] = build_noregress(args)
+        if stacks:
+            ran = {p["nr_stack"] for p in result["noregress"]["points"]}
+            missing = [g for g in stacks if g not in ran]
+            result["noregress"] = merge_noregress(kept_section, result["noregress"], stacks)
     os.makedirs(args.outdir, exist_ok=True)
     text = markdown(result)
     with open(os.path.join(args.outdir, "bench.json"), "w", encoding="utf-8") as f:
@@ -688,12 +845,17 @@ def main():
             elif p["base"].get("status") != "ok":
                 print(f"bench-report: base fails: {where}: {p['base'].get('status')[:80]}",
                       file=sys.stderr)
+        for g in missing:
+            print(f"bench-report: noregress: no point of {g} in this run: its earlier "
+                  "points are kept", file=sys.stderr)
+            bad = 1
         if section["over_limit"]:
             print(f"bench-report: no-regression points over {NOREGRESS_LIMIT:g} "
                   "(ours instr/IO / base instr/IO):", file=sys.stderr)
             for p in section["points"]:
                 if p["over_limit"]:
-                    note = " (2 jobs: not deterministic)" if "-2jobs" in p["workload"] else ""
+                    jobs = re.search(r"-(\d+)jobs", p["workload"])
+                    note = f" ({jobs.group(1)} jobs: not deterministic)" if jobs else ""
                     print(f"bench-report:   over {NOREGRESS_LIMIT:g}: {p['stack']} "
                           f"{p['workload']}: {p['ours_to_base']:.3f}{note}", file=sys.stderr)
         else:

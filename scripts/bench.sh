@@ -19,8 +19,13 @@
 # job "bench noregress", a VM run of its own per kernel): interrupt-driven
 # I/O only, io_uring without hipri, pvsync2 with RWF_NOWAIT, libaio and
 # psync, 4 KiB and 128 KiB across a chunk or target boundary, through
-# every stack, each point base against ours (ours_to_base, flagged over
-# 1.01).
+# every stack (15 stack functions nr_NAME, 148 points), each point base
+# against ours (ours_to_base, flagged over 1.01).  Among them
+# md_raid1_jobs, md raid1 and raid10 4 KiB reads from 4 jobs, and, last,
+# dm_striped_again, 128 KiB across a dm-striped chunk over null_blk of 2
+# tags at QD32, where, submitted 32 at a time, halves of split bios end
+# with BLK_STS_AGAIN below and are retried (on ours; the base kernel loses
+# such an I/O and its fio hangs: killed, its points "failed: hung").
 #
 #   RUNTIME=N   guest seconds of fio per run, whole seconds (default 1)
 #   REPS=N      runs of each point (default 2)
@@ -30,6 +35,14 @@
 #               kept as it is, that section replaced, and doc/results.md's
 #               bench section regenerated from it
 #   --noregress --built   the same on the kernels and initramfs already built
+#   STACKS="NAME..."  (environment; make bench SECTION=noregress
+#               STACKS="dm_striped_again md_raid1_jobs") with --noregress:
+#               only those stacks of the section (the guest's nr_NAME
+#               functions, scripts/guest/job-bench.sh), on both kernels;
+#               their points replace those of the same stacks in
+#               bench/bench.json's section, the other points are kept, the
+#               run is noted in the section's meta ("merged"), and
+#               doc/results.md's bench section is regenerated
 #   --smoke     a few points, nothing kept: the check that make check runs
 #               so that the benchmark cannot rot.  On the patched kernel one
 #               CPU-cost point, and raw, dm-linear and dm-striped over the
@@ -58,6 +71,17 @@ noregress) [ "$section" != smoke ] || die "SECTION=noregress with --smoke"; sect
 *) die "SECTION=${SECTION:-}: noregress, or unset (everything)" ;;
 esac
 scripts=$SP_TOP/scripts
+# STACKS: the section's stack functions to run, all when empty.
+read -r -a stacks <<<"${STACKS:-}"
+if [ "${#stacks[@]}" -gt 0 ]; then
+	[ "$section" = noregress ] ||
+		die "STACKS=${STACKS:-} goes with --noregress (make bench SECTION=noregress STACKS=...)"
+	for s in "${stacks[@]}"; do
+		if ! [[ $s =~ ^[a-z0-9_]+$ ]] || ! grep -qx "nr_$s()" "$scripts/guest/job-bench.sh"; then
+			die "STACKS: no stack $s (a function nr_$s in scripts/guest/job-bench.sh)"
+		fi
+	done
+fi
 runtime=${RUNTIME:-1}
 reps=${REPS:-2}
 if [ -n "$built" ]; then
@@ -89,11 +113,13 @@ note_ours() {
 	built="$built $(date -r "$(sp_obj patched)/kernel-modules.cpio" '+%F %T')"
 	ours_commit="$head, the HEAD of build/kernel/patched/src at boot; $built"
 }
-# The section's VM run per kernel: its 138 points run REPS times each, a
-# run taking 2.9 wall seconds here at RUNTIME=1 with other VMs beside it
-# (804 s for the whole, base, 2026-12-06): say 3 per guest second and 2
+# The section's VM run per kernel: its 148 points run REPS times each, and
+# 8 runs more (dm_striped_again's traced BLK_STS_AGAIN counts), a run
+# taking 2.9 wall seconds here at RUNTIME=1 with other VMs beside it
+# (804 s for 138 points, base, 2026-12-06): say 3 per guest second and 2
 # more (fio's start, the set-up of the stacks), twice that, and the boot.
-noregress_timeout=$((600 + 2 * 138 * reps * (runtime * 3 + 2)))
+# STACKS runs fewer: the same bound.
+noregress_timeout=$((600 + 2 * (148 * reps + 8) * (runtime * 3 + 2)))
 # The smoke's no-regression bound, ours' instructions per I/O over base's
 # (scripts/bench-report.py flags 1.01 in make bench): on three boots of
 # each kernel, each point repeated within 0.2%, ours/base at most 1.002;
@@ -102,21 +128,22 @@ noregress_timeout=$((600 + 2 * 138 * reps * (runtime * 3 + 2)))
 # 2.5%.
 nr_smoke_max=1.03
 
-# noregress_runs MODE TIMEOUT: guest job "bench MODE" (noregress or
-# noregress-smoke) under -icount on each kernel, base first; output in
-# build/logs/bench-MODE-TREE.out.  A failed run of the base kernel is a
-# result (its points show it); of ours, it sets nr_failed, after the
-# report.
+# noregress_runs MODE TIMEOUT: guest job "bench MODE" (noregress, with
+# the STACKS, or noregress-smoke) under -icount on each kernel, base
+# first; output in build/logs/bench-MODE-TREE.out.  A failed run of the
+# base kernel is a result (its points show it); of ours, it sets
+# nr_failed, after the report.
 nr_failed=''
 noregress_runs() {
-	local mode=$1 timeout=$2 tree kernel
+	local mode=$1 timeout=$2 tree kernel only=()
 
+	[ "$mode" != noregress ] || only=("${stacks[@]}")
 	for tree in base patched; do
 		kernel=$base_kernel
 		[ "$tree" = patched ] && kernel=$patched_kernel && note_ours
-		say "bench: $mode on the $tree kernel ($runtime guest s per run, $reps runs a point)"
+		say "bench: $mode${only[*]:+ (${only[*]})} on the $tree kernel ($runtime guest s per run, $reps runs a point)"
 		bash "$scripts/vm-run.sh" --icount --timeout "$timeout" --name "bench-$mode-$tree" \
-			"$kernel" bench "$mode" "$runtime" "$reps" && continue
+			"$kernel" bench "$mode" "$runtime" "$reps" "${only[@]}" && continue
 		say "bench: $mode on the $tree kernel failed (build/logs/bench-$mode-$tree.*)"
 		[ "$tree" = base ] || nr_failed=1
 	done
@@ -125,6 +152,7 @@ noregress_runs() {
 noregress_args() {
 	nr_args=(--noregress-base "$SP_LOGS/bench-noregress-base.out"
 		--noregress-ours "$SP_LOGS/bench-noregress-patched.out" --ours-commit "$ours_commit")
+	[ "${#stacks[@]}" = 0 ] || nr_args+=(--noregress-stacks "${stacks[*]}")
 }
 
 if [ -n "$smoke" ]; then
@@ -217,9 +245,10 @@ if [ "$section" = noregress ]; then
 		--results "$SP_TOP/doc/results.md" --date "$(date +%F)" \
 		--base-version "$(release base)" --ours-version "$(release patched)" \
 		--runtime "$runtime" --reps "$reps" --outdir "$out" || rc=$?
-	cp "$out/bench.json" "$kept"
+	# Exit status 2: bad input, nothing written (what $out holds is older).
+	[ "$rc" = 2 ] || cp "$out/bench.json" "$kept"
 	sed -n '/^### No-regression/,$p' "$out/bench.md"
-	say "bench: the no-regression section in $out, bench/bench.json and doc/results.md"
+	say "bench: the no-regression section${STACKS:+ (stacks ${stacks[*]} replaced)} in $out, bench/bench.json and doc/results.md"
 	[ -z "$nr_failed" ] || rc=1
 	exit "$rc"
 fi

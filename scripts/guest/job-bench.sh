@@ -27,8 +27,9 @@
 #   matrix   everything above (default); smoke: one point, once
 #   noregress  the no-regression section (below): interrupt-driven I/O
 #            through every stack, or the STACKs named (dm_linear,
-#            md_raid0...: its nr_ functions); noregress-smoke: its few
-#            points of make check, once
+#            md_raid0...: its nr_ functions; a name it does not know fails
+#            the job before any stack); noregress-smoke: its few points of
+#            make check, once
 #   RUNTIME  fio seconds of guest time per point, whole seconds (default 1);
 #            no ramp: under -icount the first I/O costs what the others do
 #   REPS     runs of each point (default 2)
@@ -40,6 +41,8 @@
 #   CACHE|stack|bio objects|bytes   held by the stack's bio caches after
 #        polled I/O, with the stack still up
 #   BOUNDARY|stack|what its 128k rows cross   (noregress)
+#   NRSTACK|name   (noregress) the POINT lines up to the next NRSTACK are
+#        those of nr_NAME (STACK as named to the job)
 #   BUFFERS|vIOPS   the buffers' own cost (noregress: nr_buffers)
 #   SLAB|when|Slab kB|bio objects|cached   guest-wide, before the matrix
 #        and after the last stacked device is gone; "cached": the objects
@@ -411,8 +414,14 @@ latency_stacks()
 #   libaio          io_submit() of O_DIRECT I/O
 #   psync           pread()/pwrite()
 #   -2jobs          numjobs=2; -2jobs-dsync: and O_DSYNC (fio --sync=dsync:
-#                   every write REQ_FUA).  Two jobs on the 2 vCPUs are not
-#                   deterministic under TCG (as the matrix's 2jobs)
+#                   every write REQ_FUA); -4jobs: numjobs=4.  Two jobs or
+#                   more on the 2 vCPUs are not deterministic under TCG (as
+#                   the matrix's 2jobs)
+#   -batch          the QD submitted at once, under one plug, and the next
+#                   QD once all have completed (fio iodepth_batch_submit and
+#                   iodepth_batch_complete_min of QD); without it, fio
+#                   submits each I/O alone, and a device that completes in
+#                   its submission (irqmode=0) never has two in flight
 # The synchronous engines (pvsync2, psync) run at QD1 only: a QD16 of a
 # synchronous engine takes 16 jobs, whose 16 threads on 2 vCPUs measure
 # the scheduler and TCG's interleaving of the vCPUs (not deterministic
@@ -424,15 +433,24 @@ latency_stacks()
 #
 # Output: POINT lines as the matrix's (hipri 0), and
 #   BOUNDARY|stack|what each bio of its 128k rows crosses
+#   NRSTACK|name   before the lines of each stack function (nr_NAME)
+#   # below: ...   comments: bios that reached the null_blk devices, and
+#                  (NR_AGAIN) bios that ended with BLK_STS_AGAIN there
 
 # nr_fio STACK DEV WORKLOAD REP REGION: one POINT line; REGION: fio's
 # --offset and --size, or nothing for the whole device.  The first run of
 # each point also prints the bios that reached the null_blk devices per
-# I/O (a comment: 2.0 for a 128k read split once).
+# I/O (a comment: 2.0 for a 128k read split once).  A fio that has not
+# ended after nr_limit guest seconds is killed (I/O that never completes:
+# the base kernel's with -batch over dm_striped_again's devices), its
+# point "failed: hung", and nr_hung set: its jobs stay stuck in the
+# kernel, holding the device.
+nr_limit=$((runtime * 10 + 60))
+nr_hung=
 nr_fio()
 {
 	local stack=$1 dev=$2 workload=$3 rep=$4 where engine bs rwname qd extra
-	local args rw=read sums below0 below1 ios
+	local args rw=read sums below0 below1 ios tok rc=0
 
 	read -r -a where <<<"$5"
 	engine=${workload%%/*}
@@ -458,20 +476,29 @@ nr_fio()
 	# are the same pages in every run instead: those of a tmpfs file,
 	# shared-mapped (nr_buffers).
 	[ "$engine" = io_uring ] || args+=(--mem=mmapshared:/tmp/nr-buf)
-	case $extra in
-	'') ;;
-	2jobs) args+=(--numjobs=2) ;;
-	2jobs-dsync) args+=(--numjobs=2 --sync=dsync) ;;
-	*) echo "# bench: unknown workload $workload"; return 1 ;;
-	esac
+	for tok in ${extra//-/ }; do
+		case $tok in
+		2jobs | 4jobs) args+=(--numjobs="${tok%jobs}") ;;
+		dsync) args+=(--sync=dsync) ;;
+		batch) args+=(--iodepth_batch_submit="${qd#qd}" \
+			--iodepth_batch_complete_min="${qd#qd}") ;;
+		*) echo "# bench: unknown workload $workload"; return 1 ;;
+		esac
+	done
 	# Every run from the same page cache and slab state.
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
 	below0=$(nr_below)
-	fio --name=noregress --filename="$dev" --direct=1 "${args[@]}" "${where[@]}" \
+	timeout -s KILL "$nr_limit" \
+		fio --name=noregress --filename="$dev" --direct=1 "${args[@]}" "${where[@]}" \
 		--time_based --runtime="$runtime" --norandommap --randrepeat=1 \
-		--output-format=terse --terse-version=3 >/tmp/fio.terse 2>/tmp/fio.err
+		--output-format=terse --terse-version=3 >/tmp/fio.terse 2>/tmp/fio.err || rc=$?
 	below1=$(nr_below)
+	if [ "$rc" = 137 ]; then
+		nr_hung=1
+		echo "POINT|$stack|$workload|0|$rep|failed: hung (no end in $nr_limit guest s)"
+		return
+	fi
 	if grep -q 'err=95' /tmp/fio.terse /tmp/fio.err; then
 		echo "POINT|$stack|$workload|0|$rep|EOPNOTSUPP"
 		return
@@ -540,8 +567,42 @@ nr_below()
 		/proc/diskstats
 }
 
+# nr_again STACK DEV WORKLOAD REGION: one run more of WORKLOAD on DEV, not
+# measured (no POINT line), counting the bios to the null_blk devices
+# NR_AGAIN (nodes) that ended with BLK_STS_AGAIN (REQ_NOWAIT bios that
+# found no tag: dmp_again_filter), and the requests io_uring sent to
+# io-wq (io_uring_queue_async_work: its retries of what failed with
+# EAGAIN, and what it issues there at once).  A run of its own: the hist
+# triggers cost instructions for every event, more where more bios end
+# with BLK_STS_AGAIN.  One comment line, "# below:" as nr_fio's.
+NR_AGAIN=
+nr_again()
+{
+	local stack=$1 dev=$2 workload=$3 region=$4 filter again iowq ios point
+	local wq=io_uring/io_uring_queue_async_work wqf="opcode < 255"
+	local -a lower
+
+	read -r -a lower <<<"$NR_AGAIN"
+	if ! filter=$(dmp_again_filter "${lower[@]}") ||
+		! dmp_count_start block/block_bio_complete dev "$filter" ||
+		! dmp_count_start "$wq" opcode "$wqf"; then
+		echo "# below: $stack $workload: cannot count BLK_STS_AGAIN (trace hist triggers)"
+		return 0
+	fi
+	point=$(nr_fio "$stack" "$dev" "$workload" again "$region")
+	again=$(dmp_count_stop block/block_bio_complete dev "$filter")
+	iowq=$(dmp_count_stop "$wq" opcode "$wqf")
+	case $point in
+	*'failed: hung'*) nr_hung=1 ;;
+	esac
+	ios=$(cut -d'|' -f7 <<<"$point")
+	echo "# below: $stack $workload: $again bios ended with BLK_STS_AGAIN, $iowq requests" \
+		"went to io-wq, for ${ios:-no} I/Os (a run of its own, traced)"
+}
+
 # nr_run STACK DEV REGION WORKLOAD...: each workload REPS times on DEV,
-# in REGION (nr_fio), NR_PREP (a function) before each run when set.
+# in REGION (nr_fio), NR_PREP (a function) before each run when set;
+# with NR_AGAIN set, then its BLK_STS_AGAIN count (nr_again).
 NR_PREP=
 nr_run()
 {
@@ -551,12 +612,18 @@ nr_run()
 	echo "# bench: noregress $stack ($dev${region:+ $region})" >&2
 	for workload in "$@"; do
 		for ((rep = 1; rep <= reps; rep++)); do
+			if [ -n "$nr_hung" ]; then
+				echo "POINT|$stack|$workload|0|$rep|failed: not run (a run before hung)"
+				continue
+			fi
 			if [ -n "$NR_PREP" ] && ! "$NR_PREP"; then
 				echo "POINT|$stack|$workload|0|$rep|failed: $NR_PREP"
 				continue
 			fi
 			nr_fio "$stack" "$dev" "$workload" "$rep" "$region"
 		done
+		[ -z "$NR_AGAIN" ] || [ -n "$nr_hung" ] ||
+			nr_again "$stack" "$dev" "$workload" "$region"
 	done
 }
 
@@ -945,17 +1012,89 @@ nr_dm_integrity()
 	stack_down
 }
 
+# md raid1 and raid10, the arrays of nr_md_raid1 and nr_md_raid10: 4 KiB
+# random reads at QD16 from four jobs on the 2 vCPUs, completed by
+# interrupt on both at once: each completion passes the polled-read
+# count that the series adds to raid1's and raid10's read path (a
+# read of the r1bio/r10bio's state here; the count, in a cache line of
+# its own, is written for polled reads only).  No 128k rows: no
+# BOUNDARY line (md-raid1-2's and md-raid10-2's stay nr_md_raid1's and
+# nr_md_raid10's).
+nr_md_raid1_jobs()
+{
+	md_build md-raid1 1 2 --assume-clean || return 1
+	nr_run md-raid1-2 "$DMP_NODE" "" io_uring/4k-randread-qd16-4jobs
+	stack_down
+	md_build md-raid10 10 2 --assume-clean --chunk=64 || return 1
+	nr_run md-raid10-2 "$DMP_NODE" "" io_uring/4k-randread-qd16-4jobs
+	stack_down
+}
+
+# dm-striped, 2 wide, 64 KiB chunks as nr_dm_striped's, but over two
+# null_blk devices of 2 tags (hw_queue_depth=2, one submit queue): 128
+# KiB at 128 KiB offsets crosses a chunk, each half to the other device.
+# Reads and writes at QD32, one job and two (on the 2 vCPUs), first as
+# every other row, each I/O submitted alone: no half finds the tags
+# taken, null_blk completes each request in its submission (measured: no
+# BLK_STS_AGAIN).  Then 32 submitted at a time (-batch): io_uring plugs
+# the batch, whose requests hold their tags until the plug is flushed,
+# and all but 2 halves a device end with BLK_STS_AGAIN below (io_uring's
+# REQ_NOWAIT).  Ours retries the half from DM's worker.  The base kernel
+# ends the whole bio with BLK_STS_AGAIN, which io_uring issues again from
+# io-wq when it comes back in the submission; when it comes back at the
+# plug's flush (its other half queued in the plug), io_uring 6.12 marks it
+# for a reissue that nothing does, and the I/O never completes (measured:
+# fio waits for it for ever; nr_fio kills it, the points after it are not
+# run, and the devices stay held).  Hence last in the section.  Each
+# workload's BLK_STS_AGAIN count after its runs (NR_AGAIN).
+nr_dm_striped_again()
+{
+	local i again=()
+
+	for i in 0 1; do
+		dmp_nullb_create "nr-again$i" size=1024 queue_mode=2 poll_queues=1 \
+			submit_queues=1 irqmode=0 memory_backed=0 blocksize=512 \
+			hw_queue_depth=2 max_sectors=1024 ||
+			{ echo "# bench: cannot create null_blk nr-again$i"; return 1; }
+		again+=("$DMP_NODE")
+	done
+	dmp_dm_create nr-striped-again \
+		"0 4194304 striped 2 128 ${again[0]} 0 ${again[1]} 0" || return 1
+	echo "BOUNDARY|dm-striped-2-again|a 64 KiB chunk (I/O at 128 KiB offsets)" \
+		"over null_blk of 2 tags; -batch: 32 I/Os submitted at once, halves" \
+		"end with BLK_STS_AGAIN below and are retried"
+	NR_AGAIN="${again[*]}"
+	nr_run dm-striped-2-again "$DMP_NODE" "" io_uring/128k-randread-qd32 \
+		io_uring/128k-randwrite-qd32 io_uring/128k-randread-qd32-2jobs \
+		io_uring/128k-randwrite-qd32-2jobs io_uring/128k-randread-qd32-batch \
+		io_uring/128k-randwrite-qd32-batch io_uring/128k-randread-qd32-2jobs-batch \
+		io_uring/128k-randwrite-qd32-2jobs-batch
+	NR_AGAIN=
+	stack_down
+	stack_down
+	stack_down
+}
+
 # noregress [STACK...]: the section, every stack or those named
-# (dm_linear, md_raid0...: the functions above without nr_).
+# (dm_linear, md_raid0...: the functions above without nr_), each after
+# its NRSTACK line.  A name not in the list fails before any stack runs.
+nr_stacks=(dm_linear dm_striped md_raid0 md_raid1 md_raid10 dm_crypt dm_thin dm_cache_wt
+	dm_cache_wb dm_writecache dm_snapshot dm_raid1 dm_integrity md_raid1_jobs
+	dm_striped_again)
 noregress()
 {
 	local s rc=0 depth
 
-	for s in dm_linear dm_striped md_raid0 md_raid1 md_raid10 dm_crypt dm_thin \
-		dm_cache_wt dm_cache_wb dm_writecache dm_snapshot dm_raid1 dm_integrity; do
+	for s in "$@"; do
+		printf '%s\n' "${nr_stacks[@]}" | grep -qx -- "$s" ||
+			{ echo "# bench: noregress: no stack $s (${nr_stacks[*]})"; return 1; }
+	done
+	for s in "${nr_stacks[@]}"; do
 		if [ $# -gt 0 ] && ! printf '%s\n' "$@" | grep -qx "$s"; then
 			continue
 		fi
+		echo "NRSTACK|$s"
+		nr_hung=
 		depth=${#DMP_TEARDOWN[@]}
 		"nr_$s" && continue
 		echo "# bench: noregress: $s failed"
