@@ -6,7 +6,8 @@
 #   make kernel     build the kernel only; prints the bzImage path
 #   make series     export the mailable series to build/series/ and verify it
 #   make bench      CPU cost per I/O, base against patched, under QEMU -icount
-#                   (SECTION=noregress: only its interrupt-driven no-regression rows)
+#                   (SECTION=noregress: only its interrupt-driven no-regression rows;
+#                   with STACKS="dm_striped_again ...", only those stacks, merged)
 #   make profile    kernel functions by instructions per I/O, raw and STACK=...
 #   make bisect     build the kernel at every patch of the series
 #   make deb        Debian packages of the patched kernel, Debian's config (real machines)
