@@ -83,6 +83,7 @@ cp -a "$ksft" "$root/kselftest"
 install -m 755 "$SP_TOP/scripts/guest/init" "$root/init"
 mkdir -p "$root/jobs"
 install -m 755 "$SP_TOP"/scripts/guest/job-*.sh "$root/jobs/"
+install -m 644 "$SP_TOP/scripts/guest/stacks.sh" "$root/jobs/stacks.sh"
 
 say "initramfs: packing $(du -sh "$root" | cut -f1)"
 (cd "$root" && find . -print0 | LC_ALL=C sort -z |
