@@ -565,7 +565,8 @@ def noregress_markdown(section):
            "refused by such a stack.",
            "The engines other than io_uring pin the buffer's pages for each I/O, at a",
            "cost that depends on which pages are physically adjacent: their buffers",
-           "are the pages of one tmpfs file, chosen for having none adjacent; libaio",
+           "are the pages of one tmpfs file, none physically after the one before it",
+           "(checked in the page tables: scripts/guest/sp-bufmake.c); libaio",
            "128k QD16 reads of the raw device with them: "
            f"{buffers.get('base') or '-'} vIOPS on base, {buffers.get('ours') or '-'} on ours.",
            "md-raid1-2 and md-raid10-2 -4jobs: 4 KiB reads from four jobs, every",

@@ -11,7 +11,7 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 
 need_cmds busybox fio dmsetup mdadm make-bcache cpio ldd kmod mke2fs e2fsck mkfs.xfs xfs_repair \
-	lvm sfdisk
+	lvm sfdisk cc
 [ -f /usr/include/liburing.h ] || die "liburing-dev missing (run: make deps)"
 patched=$(sp_src patched)
 [ -d "$patched/tools/testing/selftests/dm-poll" ] ||
@@ -27,6 +27,10 @@ run_logged "$SP_LOGS/kselftest-install.log" \
 	make -C "$patched/tools/testing/selftests" TARGETS=dm-poll \
 	O="$out/kselftest-obj" INSTALL_PATH="$ksft" install
 [ -x "$ksft/dm-poll/iopoll_verify" ] || die "iopoll_verify was not built"
+
+# The bench's buffer maker (guest job bench, nr_buffers).
+cc -O2 -Wall -Wextra -o "$out/sp-bufmake" "$SP_TOP/scripts/guest/sp-bufmake.c" ||
+	die "cannot build scripts/guest/sp-bufmake.c"
 
 rm -rf "$root"
 mkdir -p "$root"/usr/{bin,sbin,lib,lib64} "$root"/{dev,proc,sys,tmp,run,mnt,etc}
@@ -47,7 +51,7 @@ copy_with_libs() {
 
 copy_with_libs /bin/bash "$(command -v fio)" "$(command -v dmsetup)" \
 	"$(command -v mdadm)" "$(command -v timeout)" "$(command -v make-bcache)" \
-	"$ksft/dm-poll/iopoll_verify"
+	"$ksft/dm-poll/iopoll_verify" "$out/sp-bufmake"
 # kmod, not busybox: modprobe with modules.dep and aliases, the kernel
 # command line's module options, and the kernel's own request_module()
 # (/sbin/modprobe).
