@@ -58,6 +58,10 @@ struct opts {
 	enum abort_mode abort;
 	/* -B: a blocking read of the first write's block while it is in flight */
 	bool block_read;
+	/* -w: in the read pass, a blocking write every this many ms (0: none) */
+	unsigned int write_every_ms;
+	/* -H: the first such write waits for hold_go once hold_ready exists */
+	const char *hold_ready, *hold_go;
 	bool do_write, do_read;
 	bool expect_zeros;
 	bool iopoll;
@@ -511,6 +515,67 @@ static int blocking_read(const struct opts *o, const struct ring_ctx *rc)
 }
 
 /*
+ * -w: reads are in flight and not reaped; write the first block of the
+ * region again, with what it holds, through a blocking pwrite(), which
+ * must be back within -L.  A database thread does this: it polls its
+ * reads, and writes its log with plain direct I/O.  A wait in the write
+ * (a queue freeze, a tag) that the reads hold up is never over: nothing
+ * polls them while the thread sleeps.
+ */
+static int blocking_write(const struct opts *o, const struct ring_ctx *rc,
+			  unsigned long long *nr, unsigned long long *max_us)
+{
+	const struct stream *sm = &rc->streams[0];
+	unsigned int k, len = o->lbs;
+	unsigned long long us;
+	struct timespec start;
+	void *buf;
+	ssize_t n;
+
+	if (posix_memalign(&buf, PAGE, len))
+		return -1;
+	for (k = 0; k < len / SECTOR; k++)
+		fill_sector((unsigned char *)buf + k * SECTOR, sm->t->seed,
+			    pattern_sector(o, sm->start) + k);
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	n = pwrite(sm->t->fd, buf, len, sm->start);
+	us = elapsed_us(&start);
+	free(buf);
+	if (n != (ssize_t)len) {
+		printf("# blocking write: %s\n", n < 0 ? strerror(errno) : "short");
+		return -1;
+	}
+	(*nr)++;
+	if (us > *max_us)
+		*max_us = us;
+	if (o->max_lat_ms && us > o->max_lat_ms * 1000ULL) {
+		printf("# blocking write with %u reads in flight: %llu us, longer than %u ms\n",
+		       rc->inflight, us, o->max_lat_ms);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * -H: the first reads are in flight and not reaped: say so (create the
+ * READY file), and wait until GO exists, so that the caller can start
+ * something that waits for them (a queue freeze) before the write.
+ */
+static int hold_until_go(const struct opts *o)
+{
+	int fd = open(o->hold_ready, O_WRONLY | O_CREAT, 0644);
+
+	if (fd < 0) {
+		printf("# -H: cannot create %s: %s\n", o->hold_ready, strerror(errno));
+		return -1;
+	}
+	close(fd);
+	while (access(o->hold_go, F_OK))
+		usleep(1000);
+	return 0;
+}
+
+/*
  * One pass over the regions: writes the pattern or reads and checks it.
  * With one ring, submit and wait for a completion; with several, this
  * thread goes round them, submitting and reaping what each has without
@@ -521,8 +586,14 @@ static int run_pass(const struct opts *o, struct ring_ctx *rings, bool write,
 		    struct stats *st)
 {
 	bool block_read = write && o->block_read;
+	bool write_due, write_every = !write && o->write_every_ms;
+	bool hold = write_every && o->hold_ready;
+	unsigned long long nr_writes = 0, max_write_us = 0;
 	unsigned int r, d, busy;
+	struct timespec last_write;
 	int ret, n;
+
+	clock_gettime(CLOCK_MONOTONIC, &last_write);
 
 	for (r = 0; r < o->nr_rings; r++)
 		for (d = 0; d < o->nr_devs; d++) {
@@ -542,7 +613,9 @@ static int run_pass(const struct opts *o, struct ring_ctx *rings, bool write,
 			if (!rc->inflight)
 				continue;
 			busy++;
-			if (o->abort || block_read)
+			write_due = hold || (write_every &&
+				    elapsed_us(&last_write) >= o->write_every_ms * 1000ULL);
+			if (o->abort || block_read || write_due)
 				ret = io_uring_submit(&rc->ring);
 			else if (o->nr_rings == 1)
 				ret = io_uring_submit_and_wait(&rc->ring, 1);
@@ -559,6 +632,14 @@ static int run_pass(const struct opts *o, struct ring_ctx *rings, bool write,
 				if (blocking_read(o, rc))
 					return -1;
 			}
+			if (write_due) {
+				if (hold && hold_until_go(o))
+					return -1;
+				hold = false;
+				if (blocking_write(o, rc, &nr_writes, &max_write_us))
+					return -1;
+				clock_gettime(CLOCK_MONOTONIC, &last_write);
+			}
 			ret = reap_ring(o, rc, write, st);
 			if (ret < 0)
 				return -1;
@@ -572,6 +653,9 @@ static int run_pass(const struct opts *o, struct ring_ctx *rings, bool write,
 		if (busy && !n && !o->iopoll && o->nr_rings > 1)
 			sched_yield();
 	} while (busy);
+	if (write_every)
+		printf("# %llu blocking writes, the longest %llu us\n",
+		       nr_writes, max_write_us);
 	return 0;
 }
 
@@ -730,6 +814,13 @@ static void print_help(const char *prog)
 		"  -B                once the first writes are in flight, and not reaped,\n"
 		"                    read the first one's block with a blocking pread(),\n"
 		"                    which must be back within -L\n"
+		"  -w MS             in the read pass, every MS ms, while reads are in\n"
+		"                    flight and not reaped, write the region's first\n"
+		"                    block (its pattern) with a blocking pwrite(), which\n"
+		"                    must be back within -L (one ring)\n"
+		"  -H READY,GO       with -w: before the first such write, create READY\n"
+		"                    and wait until GO exists (the caller starts what\n"
+		"                    waits for the reads in flight, a queue freeze)\n"
 		"  -I                interrupt driven: no IORING_SETUP_IOPOLL\n"
 		"  -F                use registered (fixed) buffers\n"
 		"  -A                IOSQE_ASYNC: io-wq issues every I/O, without NOWAIT\n"
@@ -808,7 +899,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	*o = (struct opts){ .do_write = true, .do_read = true, .iopoll = true,
 			    .qd = 8, .bs_min = 4096, .bs_max = 4096, .seed = 1,
 			    .time_limit_s = 180, .nr_rings = 1, .lbs = SECTOR };
-	while ((c = getopt(argc, argv, "m:o:s:b:q:S:P:R:N:V:K:fBIFADWe:E:L:T:")) != -1) {
+	while ((c = getopt(argc, argv, "m:o:s:b:q:S:P:R:N:V:K:fBw:H:IFADWe:E:L:T:")) != -1) {
 		switch (c) {
 		case 'm':
 			o->expect_zeros = !strcmp(optarg, "zeros");
@@ -863,6 +954,19 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'B':
 			o->block_read = true;
 			break;
+		case 'w':
+			o->write_every_ms = strtoul(optarg, &end, 10);
+			if (end == optarg || *end || !o->write_every_ms)
+				return -1;
+			break;
+		case 'H':
+			dash = strchr(optarg, ',');
+			if (!dash || dash == optarg || !dash[1])
+				return -1;
+			*dash = '\0';
+			o->hold_ready = optarg;
+			o->hold_go = dash + 1;
+			break;
 		case 'I':
 			o->iopoll = false;
 			break;
@@ -902,6 +1006,11 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		o->devs[o->nr_devs++] = argv[optind];
 	/* -B reads what the first round of a write pass has in flight. */
 	if (o->block_read && (!o->do_write || o->abort))
+		return -1;
+	/* -w writes in the read pass of one ring, over one device. */
+	if ((o->hold_ready && !o->write_every_ms) ||
+	    (o->write_every_ms &&
+	    (!o->do_read || o->abort || o->nr_rings > 1 || o->nr_devs > 1)))
 		return -1;
 	/* Every device needs a slot of each ring; -V builds its own iovecs. */
 	if (o->qd < o->nr_devs || (o->nr_segs && o->fixed))

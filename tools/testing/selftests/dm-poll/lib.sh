@@ -134,6 +134,55 @@ dmp_teardown_one()
 DMP_KERNEL_ERRORS='Oops|BUG:|WARNING:|Kernel panic|general protection fault'
 DMP_KERNEL_ERRORS+='|blocked for more than|soft lockup|hard LOCKUP|Call Trace:'
 DMP_KERNEL_ERRORS+='|nvme nvme[0-9]+: I/O .*timeout|list_(add|del) corruption|ODEBUG:'
+# Polled requests that blk-mq's reaper completed since boot: requests on
+# a poll queue that nobody polled for io_poll_reap_ms.  A test that has
+# any is a submitter that waited for its own polling; one that strands
+# requests on purpose sets DMP_REAP_EXPECTED=1.
+DMP_REAPED_FILE=/sys/kernel/debug/block/poll_reaped
+DMP_REAP_EXPECTED=
+
+# dmp_poll_reaped: the count, 0 where the kernel has none.
+dmp_poll_reaped()
+{
+	cat "$DMP_REAPED_FILE" 2>/dev/null || echo 0
+}
+DMP_REAPED_START=$(dmp_poll_reaped)
+
+# The reaper's bound while a test runs.  Here pollers share two emulated
+# CPUs (four rings on two) and may be off theirs for tens of ms with
+# nothing wrong, which the default (10 ms) would count; a stranded
+# request waits far longer.  Set for the queues there are and, through
+# blk_mq.poll_reap_ms, for those the test creates; restored at its end.
+# DMP_REAP_MS set but empty keeps the kernel's (the bench measures it).
+DMP_REAP_MS=${DMP_REAP_MS-1000}
+DMP_REAP_PARAM=/sys/module/blk_mq/parameters/poll_reap_ms
+DMP_REAP_MS_SAVED=
+
+# dmp_reap_bound MS: every blk-mq queue's io_poll_reap_ms, and new ones'.
+dmp_reap_bound()
+{
+	local f
+
+	echo "$1" >"$DMP_REAP_PARAM"
+	for f in /sys/block/*/queue/io_poll_reap_ms; do
+		[ ! -e "$f" ] || echo "$1" >"$f"
+	done
+}
+if [ -n "$DMP_REAP_MS" ] && [ -w "$DMP_REAP_PARAM" ]; then
+	DMP_REAP_MS_SAVED=$(cat "$DMP_REAP_PARAM")
+	dmp_reap_bound "$DMP_REAP_MS"
+fi
+
+# dmp_reaped_check: no polled request of this test waited for the reaper.
+dmp_reaped_check()
+{
+	local n=$(($(dmp_poll_reaped) - DMP_REAPED_START))
+
+	[ "$n" = 0 ] || [ -n "$DMP_REAP_EXPECTED" ] && return 0
+	echo "# $n polled requests were completed by blk-mq's reaper (block/poll_reaped):"
+	echo "# nobody polled them for io_poll_reap_ms, their submitter slept"
+	return 1
+}
 DMP_KMSG_MARK="dm-poll: $(basename "$0") [$$] starts"
 echo "$DMP_KMSG_MARK" 2>/dev/null >/dev/kmsg || DMP_KMSG_MARK=
 DMP_EXIT_CMDS=()
@@ -218,6 +267,8 @@ dmp_exit()
 	dmp_cleanup
 	dmp_leftovers_check || rc=1
 	dmp_kernel_log_check || rc=1
+	dmp_reaped_check || rc=1
+	[ -z "$DMP_REAP_MS_SAVED" ] || dmp_reap_bound "$DMP_REAP_MS_SAVED"
 	exit "$rc"
 }
 trap dmp_exit EXIT
