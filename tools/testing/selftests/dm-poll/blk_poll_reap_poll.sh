@@ -8,15 +8,16 @@
 # queue.  If the write waits in bio_queue_enter() for a freeze that waits
 # for the thread's own reads, nothing polls them: on Linux 6.12 they wait
 # for the NVMe timeout, 30 s ("completion polled").
-#   1. deterministic: the reads in flight, the switch started and waiting
-#      for them (the reaper at 1 s for this case), then the write: it
-#      must be back within 5 s, and the reaper must have polled the
-#      namespace's poll queue (its hctx*/poll_reaped in debugfs grew);
+#   1. deterministic: the reads in flight with the reaper off, the switch
+#      started and waiting for them, the reaper turned on (which must not
+#      wait for the freeze), then the write: it must be back within 5 s,
+#      and the reaper must have polled the namespace's poll queue (its
+#      hctx*/poll_reaped in debugfs grew); from none and mq-deadline;
 #   2. the scheduler switched in a loop under a thread that writes every
 #      10 ms: every I/O and every write within 5 s, data verified;
 #   3. io_poll_reap_ms: blk_mq.poll_reap_ms's default (10), which lib.sh
-#      raised for the test, on the namespace and not on a DM device over
-#      it; polled I/O with it at 0 (the reaper off).
+#      raised for the test, on the namespace and on a new null_blk queue,
+#      not on a DM device; polled I/O with it at 0 (the reaper off).
 # Reaps are this test's point, so it does not fail on them (lib.sh).
 . "$(dirname "$0")/lib.sh"
 
@@ -60,14 +61,19 @@ other_sched()
 	esac
 }
 
-# 1. The switch waits for the reads, the write for the switch.
+# 1. The switch waits for the reads, the write for the switch.  The
+# reaper is off until the switch is seen waiting, then turned on, which
+# must not wait for the freeze: the reads are reaped then, and the write
+# goes through.  From each scheduler in turn: the reads come from the
+# driver's tags, then from the scheduler's.
 reap_hold()
 {
-	local before pid sw t=0 rc=0
+	local before from pid sw t=0 rc=0
 
 	before=$(dev_reaped)
-	# Slow enough that the switch is seen waiting for the reads.
-	[ -z "$reap_ms" ] || echo 1000 >"$sys/io_poll_reap_ms"
+	from=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$sys/scheduler")
+	rm -f "$tmp/ready" "$tmp/go"
+	[ -z "$reap_ms" ] || echo 0 >"$sys/io_poll_reap_ms"
 	"$DMP_VERIFY" -m rw -s 8M -b 4k -q 8 -S 21 -w 1000 -L "$lat_ms" -T 120 \
 		-H "$tmp/ready,$tmp/go" "$dev" >"$tmp/hold.out" 2>&1 &
 	pid=$!
@@ -87,29 +93,31 @@ reap_hold()
 	# attribute sleeps (D) until they complete.
 	t=0
 	while [ "$(dmp_proc_state "$sw")" != D ] && kill -0 "$sw" 2>/dev/null &&
-		[ "$t" -lt 100 ]; do
+		[ "$t" -lt 500 ]; do
 		sleep 0.01
 		t=$((t + 1))
 	done
 	if [ "$(dmp_proc_state "$sw")" != D ]; then
-		echo "# the switch did not wait for the reads in flight"
+		echo "# the switch from $from did not wait for the reads in flight"
 		rc=1
 	fi
-	echo "# the switch is $(dmp_proc_state "$sw" || echo "over") after $((t * 10)) ms;" \
-		"the write goes"
+	# Turning the reaper on while the freeze waits must not wait.
+	[ -z "$reap_ms" ] || timeout 10 sh -c "echo $reap_ms >$sys/io_poll_reap_ms" ||
+		{ echo "# writing io_poll_reap_ms waited for the freeze"; rc=1; }
+	echo "# from $from: the switch is $(dmp_proc_state "$sw" || echo "over")" \
+		"after $((t * 10)) ms, the reaper on; the write goes"
 	touch "$tmp/go"
 	t=$SECONDS
 	wait "$pid" || rc=1
 	wait "$sw" || { echo "# the scheduler switch failed"; rc=1; }
 	echo "# the write and the switch were done in $((SECONDS - t)) s"
-	[ -z "$reap_ms" ] || echo "$reap_ms" >"$sys/io_poll_reap_ms"
 	sed 's/^/# /' "$tmp/hold.out"
 	echo "# ${dev#/dev/} hctx*/poll_reaped: $before before, $(dev_reaped) after"
 	[ "$(dev_reaped)" -gt "$before" ] ||
 		{ echo "# nothing was reaped: the reads completed some other way"; rc=1; }
 	return "$rc"
 }
-if reap_hold; then
+if reap_hold && reap_hold; then
 	ktap_test_pass "$dev: a blocking write behind a freeze that waits for unpolled reads"
 else
 	ktap_test_fail "$dev: a blocking write behind a freeze that waits for unpolled reads"
@@ -163,6 +171,13 @@ reap_attr()
 		rc=1
 	fi
 	echo "$reap_ms" >"$sys/io_poll_reap_ms"
+	if dmp_have_nullb && dmp_nullb_create reap poll_queues=1 size=64; then
+		[ "$(cat "$(dmp_sysfs "$DMP_NODE")/queue/io_poll_reap_ms")" = "$DMP_REAP_MS" ] ||
+			{ echo "# a new null_blk queue did not take blk_mq.poll_reap_ms"; rc=1; }
+	else
+		echo "# cannot create a null_blk device with poll queues"
+		rc=1
+	fi
 	dmp_dm_create reap "0 8192 linear $dev 0" || return 1
 	[ ! -e "$(dmp_sysfs "$DMP_NODE")/queue/io_poll_reap_ms" ] ||
 		{ echo "# $DMP_NODE (bio-based) has io_poll_reap_ms"; rc=1; }

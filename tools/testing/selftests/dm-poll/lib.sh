@@ -178,9 +178,10 @@ dmp_reaped_check()
 {
 	local n=$(($(dmp_poll_reaped) - DMP_REAPED_START))
 
-	[ "$n" = 0 ] || [ -n "$DMP_REAP_EXPECTED" ] && return 0
-	echo "# $n polled requests were completed by blk-mq's reaper (block/poll_reaped):"
-	echo "# nobody polled them for io_poll_reap_ms, their submitter slept"
+	# Under the kernel's own bound (the guest jobs) a reap needs no bug.
+	[ "$n" = 0 ] || [ -n "$DMP_REAP_EXPECTED" ] || [ -z "$DMP_REAP_MS" ] && return 0
+	echo "# blk-mq's reaper completed polled requests $n times (block/poll_reaped):"
+	echo "# nobody polled them for io_poll_reap_ms ($DMP_REAP_MS), their submitter slept"
 	return 1
 }
 DMP_KMSG_MARK="dm-poll: $(basename "$0") [$$] starts"
