@@ -149,20 +149,20 @@ def single(args):
             for n in names if runs[n]["viops"]) + ".")
     if weighted:
         print()
-        keys = sorted(set().union(*(task_totals(runs[n]) for n in names)))
-        tt = {n: task_totals(runs[n]) for n in names}
-        print("By task, instructions per I/O:")
+        per_io_table("By task, instructions per I/O", "task", task_totals, runs, names)
         print()
-        print("\n".join(table([(k, [tt[n].get(k, 0.0) for n in names]) for k in keys],
-                              ["task"] + names, diff=len(names) > 1)))
-        print()
-        ev = sorted(set().union(*(counts_per_io(runs[n]) for n in names)))
-        cp = {n: counts_per_io(runs[n]) for n in names}
-        print("Events per I/O:")
-        print()
-        print("\n".join(table([(k, [cp[n].get(k, 0.0) for n in names]) for k in ev],
-                              ["event"] + names, nd=3, diff=len(names) > 1)))
+        per_io_table("Events per I/O", "event", counts_per_io, runs, names, nd=3)
     return 0
+
+
+def per_io_table(title, col, per_run, runs, names, nd=0):
+    """A table of per_run(run)'s values, one row a key, one column a run."""
+    vals = {n: per_run(runs[n]) for n in names}
+    keys = sorted(set().union(*vals.values()))
+    print(f"{title}:")
+    print()
+    print("\n".join(table([(k, [vals[n].get(k, 0.0) for n in names]) for k in keys],
+                          [col] + names, nd=nd, diff=len(names) > 1)))
 
 
 def task_totals(d):
