@@ -134,14 +134,14 @@ dmp_teardown_one()
 DMP_KERNEL_ERRORS='Oops|BUG:|WARNING:|Kernel panic|general protection fault'
 DMP_KERNEL_ERRORS+='|blocked for more than|soft lockup|hard LOCKUP|Call Trace:'
 DMP_KERNEL_ERRORS+='|nvme nvme[0-9]+: I/O .*timeout|list_(add|del) corruption|ODEBUG:'
-# Polled requests that blk-mq's reaper completed since boot: requests on
-# a poll queue that nobody polled for io_poll_reap_ms.  A test that has
-# any is a submitter that waited for its own polling; one that strands
+# The polls of blk-mq's reaper that completed requests, since boot: polls
+# of a poll queue that nobody polled for io_poll_reap_ms.  A test that
+# has any had a submitter wait for its own polling; one that strands
 # requests on purpose sets DMP_REAP_EXPECTED=1.
 DMP_REAPED_FILE=/sys/kernel/debug/block/poll_reaped
 DMP_REAP_EXPECTED=
 
-# dmp_poll_reaped: the count, 0 where the kernel has none.
+# dmp_poll_reaped: that count, 0 where the kernel has none.
 dmp_poll_reaped()
 {
 	cat "$DMP_REAPED_FILE" 2>/dev/null || echo 0
