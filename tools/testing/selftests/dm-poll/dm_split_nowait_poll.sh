@@ -37,14 +37,15 @@ check_rwf_nowait()
 }
 
 # check_parts_retried DESC LOWER DEV VERIFY-ARGS...: verified I/O on DEV by
-# interrupt while bios to LOWER ended with BLK_STS_AGAIN (dmp_check_again_run).
+# interrupt, in rounds, while bios to LOWER ended with BLK_STS_AGAIN
+# (dmp_check_again_run).
 check_parts_retried()
 {
 	local desc=$1 below=$2 dev=$3
 	shift 3
 
 	dmp_check_again_run "$desc" "$below" "parts that found no tag retried, data verified" \
-		"$DMP_VERIFY" -I -L "$DMP_MAX_LAT_MS" "$@" "$dev"
+		"$DMP_VERIFY" -I -Q -L "$DMP_MAX_LAT_MS" "$@" "$dev"
 }
 
 # wc_random_reads DEV: fio io_uring random reads by interrupt on DEV, as a

@@ -58,6 +58,8 @@ struct opts {
 	enum abort_mode abort;
 	/* -B: a blocking read of the first write's block while it is in flight */
 	bool block_read;
+	/* -Q: refill only once the whole queue depth has completed */
+	bool rounds;
 	/* -w: in the read pass, a blocking write every this many ms (0: none) */
 	unsigned int write_every_ms;
 	/* -H: the first such write waits for hold_go once hold_ready exists */
@@ -618,7 +620,8 @@ static int run_pass(const struct opts *o, struct ring_ctx *rings, bool write,
 			if (o->abort || block_read || write_due)
 				ret = io_uring_submit(&rc->ring);
 			else if (o->nr_rings == 1)
-				ret = io_uring_submit_and_wait(&rc->ring, 1);
+				ret = io_uring_submit_and_wait(&rc->ring,
+							       o->rounds ? rc->inflight : 1);
 			else
 				ret = io_uring_submit_and_get_events(&rc->ring);
 			if (ret < 0) {
@@ -814,6 +817,9 @@ static void print_help(const char *prog)
 		"  -B                once the first writes are in flight, and not reaped,\n"
 		"                    read the first one's block with a blocking pread(),\n"
 		"                    which must be back within -L\n"
+		"  -Q                in rounds: submit the whole queue depth at once and\n"
+		"                    wait for all of it before the next (one ring), so\n"
+		"                    that the I/Os of a round compete for tags\n"
 		"  -w MS             in the read pass, every MS ms, while reads are in\n"
 		"                    flight and not reaped, write the region's first\n"
 		"                    block (its pattern) with a blocking pwrite(), which\n"
@@ -899,7 +905,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	*o = (struct opts){ .do_write = true, .do_read = true, .iopoll = true,
 			    .qd = 8, .bs_min = 4096, .bs_max = 4096, .seed = 1,
 			    .time_limit_s = 180, .nr_rings = 1, .lbs = SECTOR };
-	while ((c = getopt(argc, argv, "m:o:s:b:q:S:P:R:N:V:K:fBw:H:IFADWe:E:L:T:")) != -1) {
+	while ((c = getopt(argc, argv, "m:o:s:b:q:S:P:R:N:V:K:fBQw:H:IFADWe:E:L:T:")) != -1) {
 		switch (c) {
 		case 'm':
 			o->expect_zeros = !strcmp(optarg, "zeros");
@@ -953,6 +959,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'B':
 			o->block_read = true;
+			break;
+		case 'Q':
+			o->rounds = true;
 			break;
 		case 'w':
 			o->write_every_ms = strtoul(optarg, &end, 10);

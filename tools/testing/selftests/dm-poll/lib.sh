@@ -1044,7 +1044,10 @@ dmp_check_again_run()
 }
 
 # dmp_check_again DESC "LOWER..." DEV VERIFY-ARGS...: dmp_check_again_run
-# of a polled write+verify on DEV.
+# of a polled write+verify on DEV, in rounds (-Q): each round's I/Os are
+# submitted together, so those that meet on a one-tag device below find
+# its tag taken whatever the timing (refilled one completion at a time,
+# some runs saw none).
 dmp_check_again()
 {
 	local desc=$1 below=$2 dev=$3
@@ -1052,7 +1055,7 @@ dmp_check_again()
 
 	dmp_check_again_run "$desc" "$below" \
 		"polled, BLK_STS_AGAIN below retried, data verified" \
-		"$DMP_VERIFY" -L "$DMP_MAX_LAT_MS" "$@" "$dev"
+		"$DMP_VERIFY" -Q -L "$DMP_MAX_LAT_MS" "$@" "$dev"
 }
 
 # dmp_submit_sleeps COMM CMD...: run CMD, and print how often a task

@@ -47,11 +47,14 @@ dmp_cleanup
 
 # One tag per queue: the polled clones that find no tag fail with
 # BLK_STS_AGAIN, which md must retry itself; the submitter only learns of
-# it when polling, too late to retry.
+# it when polling, too late to retry.  iopoll_verify's I/Os are
+# sequential, so the clones of a round are contiguous on the member and
+# would merge into the request that holds the tag: no merges there.
 if ! dmp_have_nullb; then
 	ktap_test_skip "md raid0 over null_blk with one tag: no null_blk"
 elif dmp_nullb_create onetag size=64 memory_backed=1 queue_mode=2 poll_queues=1 \
 	submit_queues=1 hw_queue_depth=1 && onetag=$DMP_NODE &&
+	echo 2 >"$(dmp_sysfs "$onetag")/queue/nomerges" &&
 	dmp_md_create 0 --chunk=4 -- "$onetag" "$a"; then
 	dmp_check_again "md raid0 over null_blk with one tag and NVMe: 512B-4k qd8" \
 		"$onetag" "$DMP_NODE" -s 8M -b 512-4k -q 8 -S 48
