@@ -22,6 +22,9 @@
 
 dmp_require_root
 dmp_require_cmds dmsetup mdadm dd
+# Where the recovery waits is read from its stack.
+cat /proc/self/stack >/dev/null 2>&1 ||
+	dmp_skip_all "no /proc/PID/stack (CONFIG_STACKTRACE)"
 dmp_get_nvme_devs 2
 a=${DMP_NVME[0]} b=${DMP_NVME[1]}
 size=131072
@@ -168,6 +171,9 @@ retry_during_freeze()
 	if ! grep -q freeze_array <<<"$stack"; then
 		echo "# the recovery is not in freeze_array() with I/O in flight:"
 		printf "%s\n" "${stack:-no sync thread}" | head -n 8 | sed "s/^/#   /"
+		rc=1
+	elif ! delayed "${slowa#/dev/mapper/}" 1 0; then
+		echo "# the read left A before the freeze began: raid1d retried it unfrozen"
 		rc=1
 	fi
 	for ((t = 20; t < limit * 10; t++)); do
