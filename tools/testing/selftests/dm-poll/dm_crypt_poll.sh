@@ -3,9 +3,10 @@
 #
 # dm-crypt polls end to end: it sends DM's clone itself to the NVMe poll
 # queue, for a read to be decrypted where it completes, in the poller, and
-# for a write with the data it encrypted in the submitter.  On Linux 6.12
-# every polled crypt I/O waits for the NVMe timeout (30 s); without the
-# series' crypt patches it completes by interrupt.
+# for a write with the data it encrypted in the submitter; up to 64 KiB a
+# bio, more is kcryptd's work.  On Linux 6.12 every polled crypt I/O waits
+# for the NVMe timeout (30 s); without the series' crypt patches it
+# completes by interrupt.
 . "$(dirname "$0")/lib.sh"
 
 KEY=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
@@ -15,13 +16,50 @@ dmp_require_cmds dmsetup
 dmp_get_nvme_devs 1
 nvme=${DMP_NVME[0]}
 
+# crypt_check_decrypted_by DESC poller|kcryptd VERIFY-ARGS...: polled reads
+# of all of $dev, with no interrupt, each decrypted by the poller (kcryptd
+# never ran) or by kcryptd (it ran at least once a read: 64 for 16 MiB in
+# reads of at most 256 KiB).  One KTAP result.
+crypt_check_decrypted_by()
+{
+	local desc=$1 who=$2 ev=workqueue/workqueue_execute_start addr filter n
+	shift 2
+
+	addr=$(awk '$3 == "kcryptd_crypt" { print $1; exit }' /proc/kallsyms)
+	filter="function == 0x$addr"
+	if [ -z "$addr" ] || ! dmp_count_start "$ev" common_pid "$filter"; then
+		ktap_test_fail "$desc: cannot count kcryptd's work"
+		return
+	fi
+	if ! dmp_verify_counted "$dev" "$@"; then
+		dmp_count_stop "$ev" common_pid "$filter" >/dev/null
+		ktap_test_fail "$desc: polled I/O failed or was slow"
+		return
+	fi
+	n=$(dmp_count_stop "$ev" common_pid "$filter")
+	echo "# $desc: $DMP_IRQS interrupts; kcryptd decrypted $n times"
+	if [ "$DMP_IRQS" -ne 0 ]; then
+		ktap_test_fail "$desc: interrupts during polled I/O"
+	elif [ "$who" = poller ] && [ "$n" -ne 0 ]; then
+		ktap_test_fail "$desc: kcryptd decrypted what the poller should"
+	elif [ "$who" = kcryptd ] && [ "$n" -lt 64 ]; then
+		ktap_test_fail "$desc: the poller decrypted what kcryptd should"
+	else
+		ktap_test_pass "$desc: polled, decrypted by ${who/poller/the poller}, 0 interrupts"
+	fi
+}
+
 ktap_print_header
-ktap_set_plan 13
+ktap_set_plan 16
 # 16 MiB at 1 MiB into the namespace; a 4096-byte-sector table at 32 MiB.
 dmp_dm_create crypt "0 32768 crypt aes-xts-plain64 $KEY 0 $nvme 2048" ||
 	ktap_exit_fail_msg "cannot create dm-crypt"
 dev=$DMP_NODE
-dmp_check_polled "crypt: polled writes" "$dev" -m write -b 512-256k -q 4 -S 201
+dmp_check_polled "crypt: polled writes" "$dev" -m write -b 512-64k -q 4 -S 201
+# The submitter encrypts no more than 64 KiB a bio: it polls nothing else
+# meanwhile.  kcryptd encrypts more, into a bio of its own, sent unpolled.
+dmp_check_polled_by_irq "crypt: polled writes over 64 KiB, encrypted by kcryptd" "$dev" \
+	-m write -b 68k-256k -q 4 -S 201
 
 # The namespace must hold ciphertext: no sector of it may carry the
 # pattern (plaintext shows as sectors 2048 away), or the reads below would
@@ -38,6 +76,10 @@ else
 fi
 
 dmp_check_polled "crypt: polled reads 512B-256k" "$dev" -m read -b 512-256k -q 4 -S 201
+crypt_check_decrypted_by "crypt: polled reads up to 64 KiB" poller \
+	-m read -b 512-64k -q 4 -S 201
+crypt_check_decrypted_by "crypt: polled reads over 64 KiB" kcryptd \
+	-m read -b 68k-256k -q 4 -S 201
 dmp_check_polled "crypt: polled reads 4k qd16" "$dev" -m read -b 4k -q 16 -S 201
 dmp_check_irq "crypt: interrupt-driven reads" "$dev" -m read -b 4k -q 8 -S 201
 
@@ -67,7 +109,7 @@ dmp_dm_create crypt-4k \
 	"0 32768 crypt aes-xts-plain64 $KEY 0 $nvme 67584 1 sector_size:4096" ||
 	ktap_exit_fail_msg "cannot create dm-crypt with 4096-byte sectors"
 dmp_check_polled "crypt: 4096-byte sectors polled writes" "$DMP_NODE" \
-	-m write -b 4k-128k -q 4 -S 202
+	-m write -b 4k-64k -q 4 -S 202
 dmp_check_polled "crypt: 4096-byte sectors polled reads" "$DMP_NODE" \
 	-m read -b 4k-256k -q 4 -S 202
 

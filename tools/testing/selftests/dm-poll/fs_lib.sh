@@ -159,16 +159,21 @@ fs_cases()
 # fs_all_stacks FS: every stack of FS_STACKS in turn, over two NVMe.
 fs_all_stacks()
 {
-	local fs=$1 stack
+	local fs=$1 stack reaped
 
 	dmp_get_nvme_devs 2
 	ktap_print_header
 	ktap_set_plan $((5 * $(wc -w <<<"$FS_STACKS")))
 	for stack in $FS_STACKS; do
+		reaped=$(dmp_poll_reaped)
 		fs_stack "$stack" "${DMP_NVME[0]}" "${DMP_NVME[1]}" ||
 			ktap_exit_fail_msg "cannot build $stack"
 		fs_cases "$fs" "$stack" "$DMP_NODE"
 		dmp_cleanup
+		# Which stack it was, should the test fail on blk-mq's reaper
+		reaped=$(($(dmp_poll_reaped) - reaped))
+		[ "$reaped" = 0 ] ||
+			echo "# $fs on $stack: blk-mq's reaper reaped $reaped times"
 	done
 	ktap_finished
 }

@@ -86,7 +86,7 @@ unload dm_crypt || ktap_exit_fail_msg "dm_crypt is in use before the test"
 dmp_dm_create crypt "0 65536 crypt aes-xts-plain64 $KEY 0 $a 2048" ||
 	ktap_exit_fail_msg "cannot create dm-crypt"
 held "dm-crypt table" dm_crypt
-dmp_check_polled "dm-crypt as a module" "$DMP_NODE" -m rw -b 4k-128k -S 41
+dmp_check_polled "dm-crypt as a module" "$DMP_NODE" -m rw -b 4k-64k -S 41
 dmp_dm_remove crypt
 gone "dm-crypt table removed" dm_crypt
 
