@@ -16,18 +16,22 @@ dmp_require_cmds dmsetup
 dmp_get_nvme_devs 1
 nvme=${DMP_NVME[0]}
 
-# crypt_check_decrypted_by DESC poller|kcryptd VERIFY-ARGS...: polled reads
-# of all of $dev, with no interrupt, each decrypted by the poller (kcryptd
-# never ran) or by kcryptd (it ran at least once a read: 64 for 16 MiB in
-# reads of at most 256 KiB).  One KTAP result.
-crypt_check_decrypted_by()
+# crypt_check_crypto DESC DEV WHO COMPLETION VERIFY-ARGS...: polled I/O over
+# all of DEV, data verified; WHO did the crypto: "in-place" (the poller or
+# the submitter: kcryptd's work never ran) or "kcryptd" (it ran at least
+# once an I/O: 64 times for 16 MiB in I/O of at most 256 KiB); COMPLETION:
+# "polled" (no interrupt from the devices below) or "irq" (some).  One
+# KTAP result.
+crypt_check_crypto()
 {
-	local desc=$1 who=$2 ev=workqueue/workqueue_execute_start addr filter n
-	shift 2
+	local desc=$1 dev=$2 who=$3 completion=$4 ev=workqueue/workqueue_execute_start
+	local addr filter n
+	shift 4
 
+	# A zeroed address (kptr_restrict) would match nothing, and prove nothing
 	addr=$(awk '$3 == "kcryptd_crypt" { print $1; exit }' /proc/kallsyms)
 	filter="function == 0x$addr"
-	if [ -z "$addr" ] || ! dmp_count_start "$ev" common_pid "$filter"; then
+	if [ -z "${addr//0/}" ] || ! dmp_count_start "$ev" common_pid "$filter"; then
 		ktap_test_fail "$desc: cannot count kcryptd's work"
 		return
 	fi
@@ -37,28 +41,34 @@ crypt_check_decrypted_by()
 		return
 	fi
 	n=$(dmp_count_stop "$ev" common_pid "$filter")
-	echo "# $desc: $DMP_IRQS interrupts; kcryptd decrypted $n times"
-	if [ "$DMP_IRQS" -ne 0 ]; then
+	echo "# $desc: $DMP_IRQS interrupts; kcryptd's work ran $n times"
+	if [ "$completion" = polled ] && [ "$DMP_IRQS" -ne 0 ]; then
 		ktap_test_fail "$desc: interrupts during polled I/O"
-	elif [ "$who" = poller ] && [ "$n" -ne 0 ]; then
-		ktap_test_fail "$desc: kcryptd decrypted what the poller should"
+	elif [ "$completion" = irq ] && [ "$DMP_IRQS" -eq 0 ]; then
+		ktap_test_fail "$desc: no interrupt: not sent by kcryptd"
+	elif [ "$who" = in-place ] && [ "$n" -ne 0 ]; then
+		ktap_test_fail "$desc: kcryptd did crypto the poller should"
 	elif [ "$who" = kcryptd ] && [ "$n" -lt 64 ]; then
-		ktap_test_fail "$desc: the poller decrypted what kcryptd should"
+		ktap_test_fail "$desc: the poller did crypto kcryptd should"
+	elif [ "$who" = in-place ]; then
+		ktap_test_pass "$desc: in place, data verified, $DMP_IRQS interrupts"
 	else
-		ktap_test_pass "$desc: polled, decrypted by ${who/poller/the poller}, 0 interrupts"
+		ktap_test_pass "$desc: by kcryptd, data verified, $DMP_IRQS interrupts"
 	fi
 }
 
 ktap_print_header
-ktap_set_plan 16
+ktap_set_plan 19
 # 16 MiB at 1 MiB into the namespace; a 4096-byte-sector table at 32 MiB.
 dmp_dm_create crypt "0 32768 crypt aes-xts-plain64 $KEY 0 $nvme 2048" ||
 	ktap_exit_fail_msg "cannot create dm-crypt"
 dev=$DMP_NODE
-dmp_check_polled "crypt: polled writes" "$dev" -m write -b 512-64k -q 4 -S 201
-# The submitter encrypts no more than 64 KiB a bio: it polls nothing else
-# meanwhile.  kcryptd encrypts more, into a bio of its own, sent unpolled.
-dmp_check_polled_by_irq "crypt: polled writes over 64 KiB, encrypted by kcryptd" "$dev" \
+# The submitter encrypts no more than 64 KiB a bio, the poller decrypts
+# no more: it polls nothing else meanwhile.  kcryptd encrypts more, into a
+# bio of its own sent unpolled, and decrypts more, polled.
+crypt_check_crypto "crypt: polled writes up to 64 KiB" "$dev" in-place polled \
+	-m write -b 512-64k -q 4 -S 201
+crypt_check_crypto "crypt: polled writes over 64 KiB" "$dev" kcryptd irq \
 	-m write -b 68k-256k -q 4 -S 201
 
 # The namespace must hold ciphertext: no sector of it may carry the
@@ -76,9 +86,9 @@ else
 fi
 
 dmp_check_polled "crypt: polled reads 512B-256k" "$dev" -m read -b 512-256k -q 4 -S 201
-crypt_check_decrypted_by "crypt: polled reads up to 64 KiB" poller \
+crypt_check_crypto "crypt: polled reads up to 64 KiB" "$dev" in-place polled \
 	-m read -b 512-64k -q 4 -S 201
-crypt_check_decrypted_by "crypt: polled reads over 64 KiB" kcryptd \
+crypt_check_crypto "crypt: polled reads over 64 KiB" "$dev" kcryptd polled \
 	-m read -b 68k-256k -q 4 -S 201
 dmp_check_polled "crypt: polled reads 4k qd16" "$dev" -m read -b 4k -q 16 -S 201
 dmp_check_irq "crypt: interrupt-driven reads" "$dev" -m read -b 4k -q 8 -S 201
@@ -92,6 +102,10 @@ dmp_dm_create crypt-nowq \
 nowq=$DMP_NODE
 dmp_check_polled "crypt: no_read_workqueue polled reads" "$nowq" \
 	-m read -b 512-128k -q 4 -S 201
+# Not even there does the poller decrypt more than 64 KiB in place: a
+# clone may complete under a driver's lock.
+crypt_check_crypto "crypt: no_read_workqueue polled reads over 64 KiB" "$nowq" kcryptd polled \
+	-m read -b 68k-256k -q 4 -S 201
 dmp_check_polled "crypt: no_write_workqueue polled writes" "$nowq" \
 	-m write -b 512-256k -q 4 -S 203
 dmp_check_irq "crypt: no_write_workqueue writes read by the first table" "$dev" \
@@ -102,6 +116,15 @@ dmp_check_irq "crypt: no_write_workqueue interrupt-driven writes" "$nowq" \
 	-m write -b 512-128k -q 8 -S 204
 dmp_check_polled "crypt: no_write_workqueue writes read polled" "$dev" \
 	-m read -b 4k-128k -q 4 -S 204
+
+# same_cpu_crypt's worker runs on the CPU that queues it, the poller's:
+# rather than wait for it, the poller does all the crypto of a polled bio.
+dmp_dm_create crypt-same "0 32768 crypt aes-xts-plain64 $KEY 0 $nvme 2048 1 same_cpu_crypt" ||
+	ktap_exit_fail_msg "cannot create dm-crypt with same_cpu_crypt"
+crypt_check_crypto "crypt: same_cpu_crypt polled writes over 64 KiB" "$DMP_NODE" in-place polled \
+	-m write -b 68k-256k -q 4 -S 205
+crypt_check_crypto "crypt: same_cpu_crypt polled reads over 64 KiB" "$DMP_NODE" in-place polled \
+	-m read -b 68k-256k -q 4 -S 205
 
 # Zeroed first, so that an earlier run's data cannot pass for this one's.
 dd if=/dev/zero of="$nvme" bs=1M seek=33 count=16 oflag=direct status=none
