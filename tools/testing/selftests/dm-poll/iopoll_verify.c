@@ -29,6 +29,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -60,7 +61,10 @@ struct opts {
 	bool block_read;
 	/* -Q: refill only once the whole queue depth has completed */
 	bool rounds;
-	/* -w: in the read pass, a blocking write every this many ms (0: none) */
+	/*
+	 * -w: a blocking write every this many ms (0: none), in the read
+	 * pass, or in the write pass of -m write
+	 */
 	unsigned int write_every_ms;
 	/* -H: the first such write waits for hold_go once hold_ready exists */
 	const char *hold_ready, *hold_go;
@@ -517,12 +521,12 @@ static int blocking_read(const struct opts *o, const struct ring_ctx *rc)
 }
 
 /*
- * -w: reads are in flight and not reaped; write the first block of the
+ * -w: I/O is in flight and not reaped; write the first block of the
  * region again, with what it holds, through a blocking pwrite(), which
  * must be back within -L.  A database thread does this: it polls its
- * reads, and writes its log with plain direct I/O.  A wait in the write
- * (a queue freeze, a tag) that the reads hold up is never over: nothing
- * polls them while the thread sleeps.
+ * reads (or data writes), and writes its log with plain direct I/O.  A
+ * wait in the write (a queue freeze, a tag, memory) that the I/O in
+ * flight holds up is never over: nothing polls it while the thread sleeps.
  */
 static int blocking_write(const struct opts *o, const struct ring_ctx *rc,
 			  unsigned long long *nr, unsigned long long *max_us)
@@ -551,11 +555,33 @@ static int blocking_write(const struct opts *o, const struct ring_ctx *rc,
 	if (us > *max_us)
 		*max_us = us;
 	if (o->max_lat_ms && us > o->max_lat_ms * 1000ULL) {
-		printf("# blocking write with %u reads in flight: %llu us, longer than %u ms\n",
+		printf("# blocking write with %u I/Os in flight: %llu us, longer than %u ms\n",
 		       rc->inflight, us, o->max_lat_ms);
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * Submit what the ring has queued without polling: io_uring_submit()
+ * enters a polled ring with IORING_ENTER_GETEVENTS, which reaps what the
+ * device has completed, and -w's write is to come with all of it still
+ * held.  Returns the number submitted, or -errno.
+ */
+static int submit_only(struct io_uring *ring)
+{
+	struct io_uring_sq *sq = &ring->sq;
+	unsigned int queued;
+	int ret;
+
+	if (sq->sqe_head != sq->sqe_tail) {
+		sq->sqe_head = sq->sqe_tail;
+		io_uring_smp_store_release(sq->ktail, sq->sqe_tail);
+	}
+	queued = sq->sqe_tail - io_uring_smp_load_acquire(sq->khead);
+	/* The system call itself: liburing's wrapper reports errors either way */
+	ret = syscall(__NR_io_uring_enter, ring->ring_fd, queued, 0, 0, NULL, 0);
+	return ret < 0 ? -errno : ret;
 }
 
 /*
@@ -588,14 +614,13 @@ static int run_pass(const struct opts *o, struct ring_ctx *rings, bool write,
 		    struct stats *st)
 {
 	bool block_read = write && o->block_read;
-	bool write_due, write_every = !write && o->write_every_ms;
+	bool write_due, write_every = o->write_every_ms && (!write || !o->do_read);
 	bool hold = write_every && o->hold_ready;
 	unsigned long long nr_writes = 0, max_write_us = 0;
 	unsigned int r, d, busy;
-	struct timespec last_write;
+	/* Long ago: -w's first write comes once the first I/Os are in flight */
+	struct timespec last_write = { 0 };
 	int ret, n;
-
-	clock_gettime(CLOCK_MONOTONIC, &last_write);
 
 	for (r = 0; r < o->nr_rings; r++)
 		for (d = 0; d < o->nr_devs; d++) {
@@ -617,7 +642,9 @@ static int run_pass(const struct opts *o, struct ring_ctx *rings, bool write,
 			busy++;
 			write_due = hold || (write_every &&
 				    elapsed_us(&last_write) >= o->write_every_ms * 1000ULL);
-			if (o->abort || block_read || write_due)
+			if (write_due)
+				ret = submit_only(&rc->ring);
+			else if (o->abort || block_read)
 				ret = io_uring_submit(&rc->ring);
 			else if (o->nr_rings == 1)
 				ret = io_uring_submit_and_wait(&rc->ring,
@@ -820,10 +847,11 @@ static void print_help(const char *prog)
 		"  -Q                in rounds: submit the whole queue depth at once and\n"
 		"                    wait for all of it before the next (one ring), so\n"
 		"                    that the I/Os of a round compete for tags\n"
-		"  -w MS             in the read pass, every MS ms, while reads are in\n"
-		"                    flight and not reaped, write the region's first\n"
-		"                    block (its pattern) with a blocking pwrite(), which\n"
-		"                    must be back within -L (one ring)\n"
+		"  -w MS             in the read pass (the write pass of -m write), once\n"
+		"                    the first I/Os are in flight and then every MS ms,\n"
+		"                    while I/O is in flight and not reaped, write the\n"
+		"                    region's first block (its pattern) with a blocking\n"
+		"                    pwrite(), which must be back within -L (one ring)\n"
 		"  -H READY,GO       with -w: before the first such write, create READY\n"
 		"                    and wait until GO exists (the caller starts what\n"
 		"                    waits for the reads in flight, a queue freeze)\n"
@@ -1016,10 +1044,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	/* -B reads what the first round of a write pass has in flight. */
 	if (o->block_read && (!o->do_write || o->abort))
 		return -1;
-	/* -w writes in the read pass of one ring, over one device. */
+	/* -w writes in the read (or only) pass of one ring, over one device. */
 	if ((o->hold_ready && !o->write_every_ms) ||
 	    (o->write_every_ms &&
-	    (!o->do_read || o->abort || o->nr_rings > 1 || o->nr_devs > 1)))
+	    (o->abort || o->nr_rings > 1 || o->nr_devs > 1)))
 		return -1;
 	/* Every device needs a slot of each ring; -V builds its own iovecs. */
 	if (o->qd < o->nr_devs || (o->nr_segs && o->fixed))
