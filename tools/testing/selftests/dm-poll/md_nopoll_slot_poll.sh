@@ -43,9 +43,20 @@ mdadm --quiet --add "$dev" "$nopoll" || ktap_exit_fail_msg "cannot add a spare"
 slot=$sys/dev-${nopoll#/dev/}/slot
 [ "$(cat "$slot")" = none ] || ktap_exit_fail_msg "the spare is in slot $(cat "$slot")"
 
-DMP_LOAD_ALLOW_ERRNO=$EOPNOTSUPP dmp_rings_under_load \
+# slot_write: move the spare into slot 2 while reads are in flight (noted
+# as for a suspend: the load fails if none was).
+slot_write()
+{
+	dmp_note_inflight "$dev"
+	echo 2 >"$slot"
+}
+
+# Polled reads, which raid1 links for its poller to poll (writes complete
+# by interrupt), of zeros written first.
+dd if=/dev/zero of="$dev" bs=1M oflag=direct status=none 2>/dev/null
+DMP_LOAD_ARGS="-m zeros" DMP_LOAD_ALLOW_ERRNO=$EOPNOTSUPP dmp_rings_under_load \
 	"raid1: spare without poll queues put into a slot through sysfs" "$dev" 2 1 \
-	dmp_after_pause 0.3 sh -c "echo 2 >$slot"
+	dmp_after_pause 0.3 slot_write
 dmp_check_io_poll "raid1 with a member without poll queues in slot 2" "$dev" 0
 dmp_check_eopnotsupp "raid1 with a member without poll queues in slot 2" "$dev"
 
