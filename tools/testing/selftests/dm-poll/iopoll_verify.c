@@ -725,7 +725,7 @@ static int open_device(struct opts *o, const char *path,
 	struct stat stbuf;
 	int fd;
 
-	fd = open(path, (o->do_write ? O_RDWR : O_RDONLY) | O_DIRECT |
+	fd = open(path, (o->do_write || o->write_every_ms ? O_RDWR : O_RDONLY) | O_DIRECT |
 		  (o->dsync ? O_DSYNC : 0));
 	if (fd < 0) {
 		printf("# open %s: %s\n", path, strerror(errno));
