@@ -2,14 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # A spare without poll queues is put into a raid1 slot through sysfs
-# (md/dev-*/slot, as mdmon activates spares) under polled load.  The array
-# stops polling then, and the polled reads linked at that moment must
-# still complete: md suspends the array for the slot write, as it does
-# for a hot-add through recovery, so they drain first.  Without the
-# suspend nothing polls them once io_poll is off: they wait for blk-mq's
-# reaper (lib.sh fails the test on a reap), for the NVMe timeout (30 s)
-# without it.  A ring then sees its I/O in flight complete and its new
-# polled I/O fail with EOPNOTSUPP.
+# (md/dev-*/slot, as mdmon activates spares) while a thread has polled
+# reads linked and in flight.  The array stops polling then, and those
+# reads must still complete when the thread polls: bio_poll() keeps
+# calling ->poll_bio() for what was linked.  Otherwise nothing polls them
+# once io_poll is off: they wait for blk-mq's reaper, for the NVMe timeout
+# (30 s) without it.  The thread then sees its new polled I/O fail with
+# EOPNOTSUPP.
 . "$(dirname "$0")/lib.sh"
 
 EOPNOTSUPP=95
@@ -43,20 +42,52 @@ mdadm --quiet --add "$dev" "$nopoll" || ktap_exit_fail_msg "cannot add a spare"
 slot=$sys/dev-${nopoll#/dev/}/slot
 [ "$(cat "$slot")" = none ] || ktap_exit_fail_msg "the spare is in slot $(cat "$slot")"
 
-# slot_write: move the spare into slot 2 while reads are in flight (noted
-# as for a suspend: the load fails if none was).
-slot_write()
+# slot_hold: the thread's polled reads are linked and in flight, unpolled
+# (it waits for GO before its next step, a blocking write), when the spare
+# moves into slot 2; then it polls again.  Its reads must complete by its
+# own polling, in well under the reaper's bound; new ones fail with
+# EOPNOTSUPP.  One KTAP result.
+slot_hold()
 {
-	dmp_note_inflight "$dev"
-	echo 2 >"$slot"
+	local desc="raid1: spare without poll queues put into a slot, reads linked"
+	local tmp pid t=0 before reaped r w rc=0
+
+	tmp=$(mktemp -d)
+	"$DMP_VERIFY" -m rw -s 16M -b 4k -q 8 -S 81 -w 1000 -H "$tmp/ready,$tmp/go" \
+		-E "$EOPNOTSUPP" -L 5000 -T 120 "$dev" >"$tmp/out" 2>&1 &
+	pid=$!
+	while [ ! -e "$tmp/ready" ] && kill -0 "$pid" 2>/dev/null && [ "$t" -lt 600 ]; do
+		sleep 0.1
+		t=$((t + 1))
+	done
+	before=$(dmp_poll_reaped)
+	read -r r w <"$(dmp_sysfs "$dev")/inflight"
+	if [ -e "$tmp/ready" ]; then
+		echo 2 >"$slot" || { echo "# cannot write $slot"; rc=1; }
+		touch "$tmp/go"
+	else
+		kill "$pid" 2>/dev/null
+		echo "# iopoll_verify never had its reads in flight"
+		rc=1
+	fi
+	wait "$pid" || rc=1
+	reaped=$(($(dmp_poll_reaped) - before))
+	sed 's/^/# /' "$tmp/out"
+	rm -rf "$tmp"
+	echo "# $desc: $r reads in flight at the slot write; the reaper's polls" \
+		"completed polled requests $reaped times"
+	if [ "$rc" != 0 ]; then
+		ktap_test_fail "$desc: I/O failed or was slow"
+	elif [ "$r" = 0 ]; then
+		ktap_test_fail "$desc: no read was in flight: nothing was shown"
+	elif [ "$reaped" != 0 ]; then
+		ktap_test_fail "$desc: the linked reads waited for the reaper"
+	else
+		ktap_test_pass "$desc: they completed by their poller"
+	fi
 }
 
-# Polled reads, which raid1 links for its poller to poll (writes complete
-# by interrupt), of zeros written first.
-dd if=/dev/zero of="$dev" bs=1M oflag=direct status=none 2>/dev/null
-DMP_LOAD_ARGS="-m zeros" DMP_LOAD_ALLOW_ERRNO=$EOPNOTSUPP dmp_rings_under_load \
-	"raid1: spare without poll queues put into a slot through sysfs" "$dev" 2 1 \
-	dmp_after_pause 0.3 slot_write
+slot_hold
 dmp_check_io_poll "raid1 with a member without poll queues in slot 2" "$dev" 0
 dmp_check_eopnotsupp "raid1 with a member without poll queues in slot 2" "$dev"
 
