@@ -3,6 +3,7 @@
  * Polled I/O through md: see md-poll.h.
  */
 #include <linux/bio.h>
+#include <linux/blk-mq.h>
 #include <linux/blk-stack-poll.h>
 #include <linux/workqueue.h>
 
@@ -240,6 +241,70 @@ int md_poll_clone(struct bio *clone, struct io_comp_batch *iob,
 			      clone->bi_bdev->bd_disk->fops->poll_bio);
 }
 EXPORT_SYMBOL_GPL(md_poll_clone);
+
+/* Members polled per walk of the list: see md_poll_members() */
+#define MD_POLL_MEMBERS_BATCH	8
+
+/*
+ * Take a reference on the queues of up to MD_POLL_MEMBERS_BATCH members,
+ * from the @first-th on.  Returns how many members it walked past.
+ */
+static int md_get_member_queues(struct mddev *mddev, int first,
+				struct request_queue **qs, int *nr)
+{
+	struct md_rdev *rdev;
+	int i = 0;
+
+	*nr = 0;
+	rcu_read_lock();
+	rdev_for_each_rcu(rdev, mddev) {
+		if (i++ < first)
+			continue;
+		if (*nr == MD_POLL_MEMBERS_BATCH) {
+			i--;
+			break;
+		}
+		/* Its bdev stays open until a grace period after it leaves */
+		if (rdev->bdev && blk_get_queue(bdev_get_queue(rdev->bdev)))
+			qs[(*nr)++] = bdev_get_queue(rdev->bdev);
+	}
+	rcu_read_unlock();
+	return i - first;
+}
+
+/**
+ * md_poll_members - poll the members' poll queues for their pollers
+ * @mddev: the array
+ *
+ * For a task that waits for the array's I/O to drain: the polled bios
+ * among it complete only when polled, and their submitters, who alone
+ * poll them, may be waiting for that task.  Completions run in the
+ * caller's context: it must not hold a lock that they take.  Polling may
+ * sleep (a driver with BLK_MQ_F_BLOCKING), so the members are polled out
+ * of the RCU section that finds them, a batch at a time.
+ *
+ * Return: whether a member had polled requests in flight.  A caller that
+ * finds none sleeps until it is woken, as it would without polling; a
+ * polled read started after that is left to the block layer's reaper.
+ */
+bool md_poll_members(struct mddev *mddev)
+{
+	struct request_queue *qs[MD_POLL_MEMBERS_BATCH];
+	int first = 0, walked, nr, i;
+	bool found = false;
+
+	do {
+		walked = md_get_member_queues(mddev, first, qs, &nr);
+		for (i = 0; i < nr; i++) {
+			if (blk_mq_poll_queues(qs[i]))
+				found = true;
+			blk_put_queue(qs[i]);
+		}
+		first += walked;
+	} while (nr == MD_POLL_MEMBERS_BATCH);
+	return found;
+}
+EXPORT_SYMBOL_GPL(md_poll_members);
 
 int __init md_poll_init(void)
 {

@@ -44,6 +44,13 @@
  * takes each part's clone from a mempool that may, once memory is
  * exhausted, wait for clones of parts not issued yet.
  *
+ * A task that waits for the array's I/O to drain (a suspend, a quiesce,
+ * raid1's and raid10's freezes but the read-error one) waits for polled
+ * bios that only their submitters poll, and those may be waiting for it,
+ * with their next bio.  It polls the members' poll queues meanwhile
+ * (md_poll_members()).  A member that is itself a stacking driver is not
+ * polled so; the block layer's reaper bounds what that costs.
+ *
  * raid1 and raid10 poll none of the bios they split: they clear
  * REQ_POLLED on both parts, as the block layer does, since the rest may
  * wait for a barrier; REQ_NOWAIT bios that they would split fail whole
@@ -107,6 +114,7 @@ int md_poll_bio(struct bio *bio, struct io_comp_batch *iob,
 int md_poll_clone(struct bio *clone, struct io_comp_batch *iob,
 		  unsigned int flags);
 void md_poll_resend_work(struct work_struct *work);
+bool md_poll_members(struct mddev *mddev);
 int md_poll_init(void);
 void md_poll_exit(void);
 

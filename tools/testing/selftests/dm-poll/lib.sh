@@ -1084,6 +1084,26 @@ dmp_submit_sleeps()
 	return "$rc"
 }
 
+# dmp_kprobe_calls FUNC: count the calls of the kernel function FUNC from
+# now on, through a kprobe event; DMP_KPROBE_EV is the event, for
+# dmp_count_peek, and for dmp_count_stop with key common_pid and filter
+# "common_pid >= 0".
+DMP_KPROBE_EV=
+dmp_kprobe_calls()
+{
+	local ev=dmpoll$$/$1
+
+	DMP_KPROBE_EV=
+	if [[ " ${DMP_KPROBES[*]} " != *" $ev "* ]]; then
+		dmp_trace_instance &&
+			echo "p:$ev $1" >>/sys/kernel/tracing/kprobe_events || return 1
+		DMP_KPROBES+=("$ev")
+	fi
+	dmp_count_start "$ev" common_pid "common_pid >= 0" || return 1
+	# shellcheck disable=SC2034 # for the caller
+	DMP_KPROBE_EV=$ev
+}
+
 # dmp_kprobe_bio_status: define the kprobe event DMP_BIO_STATUS_EV on
 # bio_endio() with the bio's bi_status as field "status".  bi_status sits at
 # offset 25 of 6.12's struct bio (8 + 8 + 4 + 2 + 2 + 1): checked here, a
@@ -1256,6 +1276,73 @@ dmp_freeze_queue()
 
 	f=$(dmp_sysfs "$1")/queue/iostats
 	v=$(cat "$f") && echo "$v" >"$f"
+}
+
+# dmp_reap_off DEV...: blk-mq's reaper off on the queues of DEV..., so that
+# nothing but their pollers and the code under test polls them; back at
+# exit to what it was.
+dmp_reap_off()
+{
+	local d f
+
+	for d in "$@"; do
+		f=$(dmp_sysfs "$d")/queue/io_poll_reap_ms
+		[ -e "$f" ] || { echo "# $d has no io_poll_reap_ms"; return 1; }
+		dmp_on_exit "[ ! -e $f ] || echo $(cat "$f") >$f"
+		echo 0 >"$f"
+	done
+}
+
+# dmp_hold_start DIR DEV SEED [ARG...]: a thread that keeps 8 polled reads
+# of 4 KiB in flight on DEV and, once they are, stops polling until DIR/go
+# exists (iopoll_verify -H); then it writes with a blocking pwrite() and
+# goes on, its data verified.  ARGs go to iopoll_verify after the
+# defaults.  Output in DIR/out; DMP_HOLD_PID is the thread's process.
+# Fails if the reads were never in flight.
+dmp_hold_start()
+{
+	local dir=$1 dev=$2 seed=$3 t=0
+
+	shift 3
+	rm -f "$dir/ready" "$dir/go"
+	"$DMP_VERIFY" -m rw -s 8M -b 4k -q 8 -S "$seed" -w 1000 -L 5000 -T 120 \
+		"$@" -H "$dir/ready,$dir/go" "$dev" >"$dir/out" 2>&1 &
+	DMP_HOLD_PID=$!
+	while [ ! -e "$dir/ready" ] && kill -0 "$DMP_HOLD_PID" 2>/dev/null &&
+		[ "$t" -lt 600 ]; do
+		sleep 0.1
+		t=$((t + 1))
+	done
+	[ -e "$dir/ready" ] && return 0
+	kill "$DMP_HOLD_PID" 2>/dev/null
+	wait "$DMP_HOLD_PID"
+	sed 's/^/# /' "$dir/out"
+	echo "# iopoll_verify never had its reads in flight on $dev"
+	return 1
+}
+
+# dmp_hold_end DIR: let the thread of dmp_hold_start go on; fails if it
+# failed, whose output it shows.
+dmp_hold_end()
+{
+	local rc=0
+
+	touch "$1/go"
+	wait "$DMP_HOLD_PID" || rc=1
+	sed 's/^/# /' "$1/out"
+	return "$rc"
+}
+
+# dmp_done_within PID SECONDS: whether PID, a child, ended within SECONDS.
+dmp_done_within()
+{
+	local t=0
+
+	while kill -0 "$1" 2>/dev/null; do
+		[ "$t" -lt $(($2 * 10)) ] || return 1
+		sleep 0.1
+		t=$((t + 1))
+	done
 }
 
 # dmp_scaled N: how many cycles (or seconds) of a stress loop to run: N
