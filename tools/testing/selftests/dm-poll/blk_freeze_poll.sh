@@ -67,7 +67,7 @@ freeze_held()
 	pid=$!
 	if ! dmp_done_within "$pid" "$bound"; then
 		echo "# $attr=$value on ${dev#/dev/}: still waiting after $bound s," \
-			"$r reads in flight on ${held#/dev/} that nobody polls but the freezer"
+			"$r reads of ${held#/dev/} in flight there, polled by the freezer alone"
 		rc=1
 	fi
 	dmp_hold_end "$tmp" || rc=1
