@@ -283,9 +283,10 @@ static int md_get_member_queues(struct mddev *mddev, int first,
  * sleep (a driver with BLK_MQ_F_BLOCKING), so the members are polled out
  * of the RCU section that finds them, a batch at a time.
  *
- * Return: whether a member had polled requests in flight.  A caller that
- * finds none sleeps until it is woken, as it would without polling; a
- * polled read started after that is left to the block layer's reaper.
+ * Return: whether polled requests of a member exist, started or not.  A
+ * caller that finds none sleeps until it is woken, as it would without
+ * polling; a polled read allocated after that is left to the block
+ * layer's reaper.
  */
 bool md_poll_members(struct mddev *mddev)
 {
