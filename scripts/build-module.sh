@@ -1,10 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Build the out-of-tree test module dmp_fault (the dm-poll selftests'
-# fault/ directory) against one built tree ("patched" by default) with
-# W=1, failing on any compiler or modpost warning, and pack it for the
-# test VM: build/kernel/TREE/obj/stackpoll-modules.cpio holds
-# /lib/modules/stackpoll/dmp_fault.ko, and vm-run.sh appends that archive
+# Build the out-of-tree test modules dmp_fault and dmp_starve (the dm-poll
+# selftests' fault/ directory) against one built tree ("patched" by
+# default) with W=1, failing on any compiler or modpost warning, and pack
+# them for the test VM: build/kernel/TREE/obj/stackpoll-modules.cpio holds
+# /lib/modules/stackpoll/*.ko, and vm-run.sh appends that archive
 # to the initramfs of a kernel image in the same obj directory.
 # Prints the path of the cpio archive.
 #
@@ -42,7 +42,7 @@ rm -f "$cpio_out"
 # build is redone or gets another version string.
 kmake() { sp_kmake "$src" "$obj" "$@"; }
 
-say "module[$tree]: dmp_fault (log: $log)"
+say "module[$tree]: dmp_fault, dmp_starve (log: $log)"
 start=$(date +%s)
 : >"$log"
 # scripts/module.lds and the host tools; a no-op once done.
@@ -67,26 +67,27 @@ for f in "$mod"/*.c; do
 done
 if ! kmake M="$mod" W=1 modules >>"$log" 2>&1; then
 	tail -n 40 "$log" >&2
-	die "dmp_fault does not build; log: $log"
+	die "the test modules do not build; log: $log"
 fi
 # W=1 warnings do not fail the build: fail on them here.  An unchanged
 # module is not recompiled and prints nothing, so remove the object of a
 # module that warned: the next build compiles it and warns again.
 if grep -nE 'warning:|WARNING:' "$log" >&2; then
-	rm -f "$mod/dmp_fault.o"
-	die "dmp_fault builds with warnings (above); log: $log"
+	rm -f "$mod"/*.o
+	die "the test modules build with warnings (above); log: $log"
 fi
-[ -f "$mod/dmp_fault.ko" ] || die "no $mod/dmp_fault.ko after the build"
 
-# lib is a symlink to usr/lib in the initramfs: the archive must not
-# hold a "lib" entry, which the kernel's unpacker would turn into a
-# directory in place of the symlink.
 pack=$mod/cpio-root
 rm -rf "$pack"
 mkdir -p "$pack/lib/modules/stackpoll"
-cp "$mod/dmp_fault.ko" "$pack/lib/modules/stackpoll/"
-(cd "$pack" && printf '%s\n' lib/modules lib/modules/stackpoll \
-	lib/modules/stackpoll/dmp_fault.ko |
+kos=()
+for m in "$mod_src"/*.c; do
+	m=${m##*/}
+	[ -f "$mod/${m%.c}.ko" ] || die "no $mod/${m%.c}.ko after the build"
+	cp "$mod/${m%.c}.ko" "$pack/lib/modules/stackpoll/"
+	kos+=("lib/modules/stackpoll/${m%.c}.ko")
+done
+(cd "$pack" && printf '%s\n' lib/modules lib/modules/stackpoll "${kos[@]}" |
 	cpio --reproducible -o -H newc --quiet) >"$cpio_out.new"
 mv "$cpio_out.new" "$cpio_out"
 say "module[$tree]: $(modinfo -F vermagic "$mod/dmp_fault.ko" 2>/dev/null || echo '?') in $(($(date +%s) - start)) s"

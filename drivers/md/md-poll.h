@@ -40,9 +40,25 @@
  * without waiting is sent from a worker, unpolled (md_defer_polled()).
  * REQ_NOWAIT bios are split too: the parts lose the flag, so that none
  * fails with BLK_STS_AGAIN once another was sent, and their lower bios
- * get it back, so that none waits for a tag.  md_account_bio() still
- * takes each part's clone from a mempool that may, once memory is
- * exhausted, wait for clones of parts not issued yet.
+ * get it back, so that none waits for a tag.
+ *
+ * Where the submitter must not sleep, for a REQ_NOWAIT bio or a part of a
+ * split polled bio, linear and raid0 clone without waiting
+ * (md_submit_gfp()): once memory is short, a mempool's reserve returns
+ * only with the bios that hold it, the submitter's own polled bios among
+ * them, and the parts split before this one are not even sent.  What
+ * cannot be allocated so is unwound before anything of it is sent: a
+ * REQ_NOWAIT bio fails with BLK_STS_AGAIN, a part is sent from a worker
+ * (md_wouldblock_or_defer()).  raid1 and raid10 allocate a REQ_NOWAIT
+ * bio's r1bio or r10bio, its accounting clone and a read's mirror clone
+ * without waiting too.  They still allocate with GFP_NOIO, REQ_NOWAIT or
+ * not, the mirror clones of a write, from the bio_set that polled reads'
+ * mirror clones come from, raid10's discards, the flushes of
+ * md_flush_request() and raid1's write-behind copies.  There, and in the
+ * blocking bios of a task that also polls, a submitter may wait for a
+ * reserve its own polled reads hold.  The reaper completes those, but
+ * their clones go back to the per-cpu bio caches, not to the reserve: the
+ * wait lasts until memory is freed.
  *
  * A task that waits for the array's I/O to drain (a suspend, a quiesce,
  * raid1's and raid10's freezes but the read-error one) waits for polled

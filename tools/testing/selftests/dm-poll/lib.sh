@@ -1062,8 +1062,11 @@ dmp_check_again()
 # named COMM (iopoll_verify, fio) slept in io_uring's submit path:
 # sched_switch events of COMM whose stack holds io_submit_sqes() and
 # schedule() (a sleep; cond_resched() and preemption go through
-# __schedule() alone).  Waiting for completions in io_uring_enter() is
-# not counted.  Prints nothing if the events cannot be counted; CMD's
+# __schedule() alone).  A hist key keeps the innermost 16 frames, which
+# end before io_submit_sqes() in a deep stack (md's clone of a raid0
+# part): __submit_bio() and mempool_alloc() count too, where COMM submits
+# bios only through io_uring.  Waiting for completions in io_uring_enter()
+# is not counted.  Prints nothing if the events cannot be counted; CMD's
 # status is returned.
 dmp_submit_sleeps()
 {
@@ -1076,7 +1079,7 @@ dmp_submit_sleeps()
 		return 1
 	"$@" >/tmp/dmp-submit-sleeps.out 2>&1 || rc=$?
 	awk 'index($0, "stacktrace:") { sub_ = 0; sleep_ = 0; next }
-		/io_submit_sqes\+/ { sub_ = 1 }
+		/io_submit_sqes\+|__submit_bio\+|mempool_alloc/ { sub_ = 1 }
 		/ schedule\+/ { sleep_ = 1 }
 		/^} hitcount:/ { if (sub_ && sleep_) n += $3 }
 		END { print n + 0 }' "$DMP_TRACE/events/sched/sched_switch/hist"

@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dmp_starve - starve one mempool of an md array for the tasks of one name,
+ * as memory pressure would once others hold the pool's reserve: the pool's
+ * allocator fails for them, and its reserve is taken away and stays empty
+ * (elements freed meanwhile go back to the allocator), so that a task that
+ * may wait waits until the starvation ends.  A task
+ * that must not sleep in md's submission (io_uring's ring task, issuing a
+ * REQ_NOWAIT bio or the parts of a split polled one) then shows whether md
+ * allocates without waiting and unwinds, or waits for a reserve that only
+ * its own polling refills.
+ *
+ *   comm=NAME        the tasks starved: those named NAME, io_uring's workers
+ *                    excepted, in task context only
+ *   pool=MD:POOL     starve POOL of the array /dev/MD: "clone" (its
+ *                    io_clone_set, md_account_bio()'s clones), "bio" (its
+ *                    bio_set: splits, raid1 and raid10 member clones),
+ *                    "r1bio" or "r10bio" (raid1's and raid10's per-bio
+ *                    state); an empty value gives the pool back
+ *   stat_starved     allocations that failed because of the starvation
+ *
+ * The array is held open while starved, so that it cannot be stopped; it
+ * must not change level meanwhile (the pool would go with its personality).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/blkdev.h>
+#include <linux/delay.h>
+#include <linux/file.h>
+#include <linux/mempool.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/sched.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
+
+#include "md.h"
+#include "raid1.h"
+#include "raid10.h"
+
+/* The starved pool, its own allocator and the reserve hidden from it */
+struct dmps_starved {
+	struct file		*bdev_file;
+	mempool_t		*pool;
+	mempool_alloc_t		*alloc;
+	int			min_nr;
+	int			curr_nr;
+	char			name[64];
+};
+
+static DEFINE_MUTEX(dmps_lock);		/* serialises pool= and unload */
+static struct dmps_starved dmps;	/* under dmps_lock */
+static char dmps_comm[TASK_COMM_LEN];
+static atomic_long_t dmps_starved_allocs = ATOMIC_LONG_INIT(0);
+/* Calls of dmps_alloc() in progress, which may still call dmps.alloc */
+static atomic_t dmps_callers = ATOMIC_INIT(0);
+
+static bool dmps_starves_current(void)
+{
+	char comm[TASK_COMM_LEN];
+
+	if (!in_task() || (current->flags & PF_IO_WORKER))
+		return false;
+	get_task_comm(comm, current);
+	return !strncmp(comm, dmps_comm, TASK_COMM_LEN);
+}
+
+static void *dmps_alloc(gfp_t gfp, void *pool_data)
+{
+	mempool_alloc_t *alloc = READ_ONCE(dmps.alloc);
+	void *element = NULL;
+
+	atomic_inc(&dmps_callers);
+	if (dmps_starves_current())
+		atomic_long_inc(&dmps_starved_allocs);
+	else
+		element = alloc(gfp, pool_data);
+	atomic_dec(&dmps_callers);
+	return element;
+}
+
+/*
+ * Starve @pool: hide its reserve, keep mempool_free() from refilling it
+ * (with min_nr 0 it frees every element), and make its allocator fail.
+ * The elements stay where mempool keeps them, as it keeps them (poisoned
+ * for KASAN): only mempool may move them.
+ */
+static void dmps_starve(mempool_t *pool)
+{
+	unsigned long flags;
+
+	dmps.pool = pool;
+	dmps.alloc = pool->alloc;
+	spin_lock_irqsave(&pool->lock, flags);
+	dmps.min_nr = pool->min_nr;
+	dmps.curr_nr = pool->curr_nr;
+	pool->curr_nr = 0;
+	WRITE_ONCE(pool->min_nr, 0);
+	WRITE_ONCE(pool->alloc, dmps_alloc);
+	spin_unlock_irqrestore(&pool->lock, flags);
+}
+
+/* Give the starved pool back its allocator and its reserve */
+static void dmps_feed(void)
+{
+	mempool_t *pool = dmps.pool;
+	unsigned long flags;
+
+	if (!pool)
+		return;
+	spin_lock_irqsave(&pool->lock, flags);
+	WRITE_ONCE(pool->alloc, dmps.alloc);
+	pool->curr_nr = dmps.curr_nr;
+	WRITE_ONCE(pool->min_nr, dmps.min_nr);
+	spin_unlock_irqrestore(&pool->lock, flags);
+	/* What mempool_free() would have done, had it refilled the reserve */
+	wake_up(&pool->wait);
+	dmps.pool = NULL;
+	fput(dmps.bdev_file);
+	dmps.bdev_file = NULL;
+	dmps.name[0] = '\0';
+	/*
+	 * A caller may have read the old ->alloc and not be in dmps_alloc()
+	 * yet, or have left dmps_callers and not returned: a tasks grace
+	 * period waits for those, preempted there; dmps_callers for those in
+	 * the pool's own allocator, which may sleep.
+	 */
+	synchronize_rcu_tasks();
+	while (atomic_read(&dmps_callers))
+		usleep_range(1000, 2000);
+	synchronize_rcu_tasks();
+	module_put(THIS_MODULE);
+}
+
+/* The pool @what of @mddev, or NULL if it has none */
+static mempool_t *dmps_md_pool(struct mddev *mddev, const char *what)
+{
+	int level = mddev->pers ? mddev->pers->level : -1;
+
+	if (!strcmp(what, "clone"))
+		return &mddev->io_clone_set.bio_pool;
+	if (!strcmp(what, "bio"))
+		return &mddev->bio_set.bio_pool;
+	if (!strcmp(what, "r1bio") && level == 1)
+		return &((struct r1conf *)mddev->private)->r1bio_pool;
+	if (!strcmp(what, "r10bio") && level == 10)
+		return &((struct r10conf *)mddev->private)->r10bio_pool;
+	return NULL;
+}
+
+static int dmps_pool_set_locked(const char *val)
+{
+	char path[64], *what;
+	struct mddev *mddev;
+	struct file *file;
+	mempool_t *pool;
+	int ret;
+
+	dmps_feed();
+	if (!*val)
+		return 0;
+	if (!*dmps_comm) {
+		pr_err("pool=%s refused: set comm= first\n", val);
+		return -EINVAL;
+	}
+	what = strchr(val, ':');
+	if (!what || what == val || strchr(val, '/') ||
+	    snprintf(path, sizeof(path), "/dev/%.*s", (int)(what - val), val) >=
+	    sizeof(path)) {
+		pr_err("pool=%s refused: must be MD:POOL\n", val);
+		return -EINVAL;
+	}
+	what++;
+	file = bdev_file_open_by_path(path, BLK_OPEN_READ, NULL, NULL);
+	if (IS_ERR(file)) {
+		pr_err("pool=%s refused: cannot open %s\n", val, path);
+		return PTR_ERR(file);
+	}
+	ret = -EINVAL;
+	/* md names its disks mdN, and only md does */
+	if (strncmp(file_bdev(file)->bd_disk->disk_name, "md", 2)) {
+		pr_err("pool=%s refused: %s is not an md array\n", val, path);
+		goto out_put;
+	}
+	mddev = file_bdev(file)->bd_disk->private_data;
+	ret = mddev_lock(mddev);
+	if (ret)
+		goto out_put;
+	pool = dmps_md_pool(mddev, what);
+	if (!pool) {
+		pr_err("pool=%s refused: no such pool (clone, bio, r1bio, r10bio)\n",
+		       val);
+		ret = -EINVAL;
+	} else {
+		__module_get(THIS_MODULE);
+		dmps_starve(pool);
+	}
+	mddev_unlock(mddev);
+	if (ret)
+		goto out_put;
+	dmps.bdev_file = file;
+	strscpy(dmps.name, val);
+	pr_info("starving %s for %s\n", val, dmps_comm);
+	return 0;
+
+out_put:
+	fput(file);
+	return ret;
+}
+
+static int dmps_pool_set(const char *val, const struct kernel_param *kp)
+{
+	char buf[64];
+	int ret;
+
+	if (strscpy(buf, val) < 0)
+		return -EINVAL;
+	strim(buf);
+	mutex_lock(&dmps_lock);
+	ret = dmps_pool_set_locked(buf);
+	mutex_unlock(&dmps_lock);
+	return ret;
+}
+
+static int dmps_pool_get(char *buf, const struct kernel_param *kp)
+{
+	int ret;
+
+	mutex_lock(&dmps_lock);
+	ret = sysfs_emit(buf, "%s\n", dmps.name);
+	mutex_unlock(&dmps_lock);
+	return ret;
+}
+
+static const struct kernel_param_ops dmps_pool_ops = {
+	.set	= dmps_pool_set,
+	.get	= dmps_pool_get,
+};
+
+static int dmps_comm_set(const char *val, const struct kernel_param *kp)
+{
+	char buf[TASK_COMM_LEN];
+	size_t len = strcspn(val, "\n");
+
+	if (len >= TASK_COMM_LEN) {
+		pr_err("comm=%.*s refused: longer than a task's name\n",
+		       (int)len, val);
+		return -EINVAL;
+	}
+	memset(buf, 0, sizeof(buf));
+	memcpy(buf, val, len);
+	mutex_lock(&dmps_lock);
+	memcpy(dmps_comm, buf, sizeof(dmps_comm));
+	mutex_unlock(&dmps_lock);
+	return 0;
+}
+
+static int dmps_comm_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n", dmps_comm);
+}
+
+static const struct kernel_param_ops dmps_comm_ops = {
+	.set	= dmps_comm_set,
+	.get	= dmps_comm_get,
+};
+
+static int dmps_stat_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%ld\n", atomic_long_read(&dmps_starved_allocs));
+}
+
+/* The counter is read only; insmod would otherwise call ->set with a value */
+static int dmps_stat_set(const char *val, const struct kernel_param *kp)
+{
+	pr_err("%s is a counter and cannot be set\n", kp->name);
+	return -EINVAL;
+}
+
+static const struct kernel_param_ops dmps_stat_ops = {
+	.set	= dmps_stat_set,
+	.get	= dmps_stat_get,
+};
+
+module_param_cb(comm, &dmps_comm_ops, NULL, 0644);
+MODULE_PARM_DESC(comm, "name of the tasks starved");
+module_param_cb(pool, &dmps_pool_ops, NULL, 0644);
+MODULE_PARM_DESC(pool, "MD:POOL to starve (clone, bio, r1bio, r10bio); empty: none");
+module_param_cb(stat_starved, &dmps_stat_ops, NULL, 0444);
+MODULE_PARM_DESC(stat_starved, "allocations failed by the starvation");
+
+static void __exit dmps_exit(void)
+{
+	/* A starved pool holds a module reference: nothing is starved here */
+	WARN_ON_ONCE(dmps.pool);
+}
+
+static int __init dmps_init(void)
+{
+	return 0;
+}
+
+module_init(dmps_init);
+module_exit(dmps_exit);
+MODULE_DESCRIPTION("starves an md array's mempool for a task, for the dm-poll selftests");
+MODULE_LICENSE("GPL");
