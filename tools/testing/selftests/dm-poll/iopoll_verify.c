@@ -22,6 +22,7 @@
 #include <getopt.h>
 #include <signal.h>
 #include <liburing.h>
+#include <sched.h>
 #include <linux/fs.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -91,6 +92,8 @@ struct opts {
 	unsigned int nr_allow;
 	unsigned int max_lat_ms;
 	unsigned int time_limit_s;	/* the whole run; 0: none */
+	/* -r: SCHED_FIFO priority; the thread then never sleeps to reap */
+	int rt_prio;
 };
 
 /* One device: the region of it that the run writes and reads. */
@@ -411,6 +414,9 @@ static void fill_ring(const struct opts *o, struct ring_ctx *rc, bool write)
 {
 	unsigned int i, k;
 
+	/* -Q: the next round once the last one is reaped (-r does not wait) */
+	if (o->rounds && rc->inflight)
+		return;
 	for (i = 0; i < o->qd; i++) {
 		struct slot *s = &rc->slots[i];
 		struct stream *sm = s->stream;
@@ -646,7 +652,7 @@ static int run_pass(const struct opts *o, struct ring_ctx *rings, bool write,
 				ret = submit_only(&rc->ring);
 			else if (o->abort || block_read)
 				ret = io_uring_submit(&rc->ring);
-			else if (o->nr_rings == 1)
+			else if (o->nr_rings == 1 && !o->rt_prio)
 				ret = io_uring_submit_and_wait(&rc->ring,
 							       o->rounds ? rc->inflight : 1);
 			else
@@ -865,6 +871,9 @@ static void print_help(const char *prog)
 		"  -E ERRNO[,ERRNO]  let I/O fail with these errnos (up to 4); what it missed\n"
 		"                    goes unchecked\n"
 		"  -L MS             fail if any I/O takes longer than MS milliseconds\n"
+		"  -r PRIO           run as SCHED_FIFO at PRIO and reap by spinning: never\n"
+		"                    sleep in io_uring_enter() for a completion, as a\n"
+		"                    real-time poller spins on its completion queue\n"
 		"  -T SECONDS        fail if the whole run takes longer (default 180, 0: none):\n"
 		"                    an I/O that never completes ends the run instead of\n"
 		"                    hanging it\n",
@@ -933,7 +942,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	*o = (struct opts){ .do_write = true, .do_read = true, .iopoll = true,
 			    .qd = 8, .bs_min = 4096, .bs_max = 4096, .seed = 1,
 			    .time_limit_s = 180, .nr_rings = 1, .lbs = SECTOR };
-	while ((c = getopt(argc, argv, "m:o:s:b:q:S:P:R:N:V:K:fBQw:H:IFADWe:E:L:T:")) != -1) {
+	while ((c = getopt(argc, argv, "m:o:s:b:q:S:P:R:N:V:K:fBQw:H:IFADWe:E:L:T:r:")) != -1) {
 		switch (c) {
 		case 'm':
 			o->expect_zeros = !strcmp(optarg, "zeros");
@@ -1027,6 +1036,12 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'T':
 			o->time_limit_s = atoi(optarg);
+			break;
+		case 'r':
+			o->rt_prio = atoi(optarg);
+			if (o->rt_prio < sched_get_priority_min(SCHED_FIFO) ||
+			    o->rt_prio > sched_get_priority_max(SCHED_FIFO))
+				return -1;
 			break;
 		case 'E':
 			if (parse_errnos(o, optarg))
@@ -1225,6 +1240,14 @@ int main(int argc, char **argv)
 		targets[d].unwritten = calloc(o.size / SECTOR, 1);
 		if (!targets[d].unwritten)
 			return KSFT_FAIL;
+	}
+	if (o.rt_prio) {
+		struct sched_param sp = { .sched_priority = o.rt_prio };
+
+		if (sched_setscheduler(0, SCHED_FIFO, &sp)) {
+			printf("# SCHED_FIFO %d: %s\n", o.rt_prio, strerror(errno));
+			return KSFT_FAIL;
+		}
 	}
 	signal(SIGALRM, on_time_limit);
 	alarm(o.time_limit_s);
