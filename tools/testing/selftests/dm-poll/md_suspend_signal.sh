@@ -104,8 +104,18 @@ killed_suspend()
 	read_at "$md" 8192 &
 	bpid=$!
 	waits_in "$bpid" md_handle_request || rc=1
+	# Only a kill while A holds the suspend back tests the error path: a
+	# suspend that completed would wake B itself.
+	if ! kill -0 "$apid" 2>/dev/null ||
+		! grep -q mddev_suspend "/proc/$spid/stack" 2>/dev/null; then
+		echo "# read A ended, or the suspend returned, before the kill"
+		rc=1
+	fi
 	kill -KILL "$spid"
 	wait "$spid" 2>/dev/null
+	t=$?
+	[ "$t" = 137 ] ||
+		{ echo "# the suspend's writer ended with $t, not killed in the wait"; rc=1; }
 	for ((t = 0; t < limit * 10; t++)); do
 		kill -0 "$bpid" 2>/dev/null || break
 		sleep 0.1
