@@ -54,11 +54,15 @@
  * without waiting too.  They still allocate with GFP_NOIO, REQ_NOWAIT or
  * not, the mirror clones of a write, from the bio_set that polled reads'
  * mirror clones come from, raid10's discards, the flushes of
- * md_flush_request() and raid1's write-behind copies.  There, and in the
- * blocking bios of a task that also polls, a submitter may wait for a
- * reserve its own polled reads hold.  The reaper completes those, but
- * their clones go back to the per-cpu bio caches, not to the reserve: the
- * wait lasts until memory is freed.
+ * md_flush_request() and raid1's write-behind copies, as do the blocking
+ * bios of a task that also polls.  None of them waits for a reserve that
+ * the task's own polled bios hold: a polled bio that may hold an element
+ * of one of md's reserves, its clones', its split's or its r1bio's or
+ * r10bio's, goes by interrupt, or is unwound where its submitter must not
+ * wait (md_poll_unpoll_lent()).  md's clones of polled bios carry no
+ * integrity payload: the block layer adds one only at a blk-mq device,
+ * and io_uring sends none, so the bio sets' integrity pools lend nothing
+ * to them.
  *
  * A task that waits for the array's I/O to drain (a suspend, a quiesce,
  * raid1's and raid10's freezes but the read-error one) waits for polled
@@ -120,6 +124,32 @@ struct md_poll_node {
 static inline bool md_poll_is_part(struct bio *bio)
 {
 	return bio_poll_upper(bio) != bio || bio_flagged(bio, BIO_CHAIN);
+}
+
+/**
+ * md_poll_unpoll_lent - send by interrupt a polled bio that may hold a reserve
+ * @lower: a polled lower bio, not sent yet, that it or what it is sent
+ *	with (its clone, its split, its r1bio) may hold an element of a
+ *	mempool's reserve
+ * @may_wait: its submitter may wait
+ *
+ * Once memory is short, md's mempools lend their reserves, and a polled
+ * lower bio holds what it was allocated until its submitter polls it.
+ * That submitter's next blocking bio (a pwrite() between polled reads, a
+ * journal commit) may wait for the same reserve: it would wait for its
+ * own polling.  So such a bio goes by interrupt, and gives back what it
+ * holds so, unless its submitter must not wait (a REQ_NOWAIT bio, a part
+ * of a split polled bio): then the caller unwinds it, as when the
+ * allocation fails.
+ *
+ * Return: false if the caller must unwind @lower unsent.
+ */
+static inline bool md_poll_unpoll_lent(struct bio *lower, bool may_wait)
+{
+	if (!may_wait)
+		return false;
+	bio_clear_polled(lower);
+	return true;
 }
 
 void md_submit_lower(struct mddev *mddev, struct md_poll_node *node,

@@ -21,6 +21,7 @@
 #include <dirent.h>
 #include <getopt.h>
 #include <signal.h>
+#include <limits.h>
 #include <liburing.h>
 #include <sched.h>
 #include <linux/fs.h>
@@ -67,6 +68,8 @@ struct opts {
 	 * pass, or in the write pass of -m write
 	 */
 	unsigned int write_every_ms;
+	/* -w MS,BYTES: the size of that write (0: the logical block size) */
+	unsigned long long write_len;
 	/* -H: the first such write waits for hold_go once hold_ready exists */
 	const char *hold_ready, *hold_go;
 	bool do_write, do_read;
@@ -538,12 +541,17 @@ static int blocking_write(const struct opts *o, const struct ring_ctx *rc,
 			  unsigned long long *nr, unsigned long long *max_us)
 {
 	const struct stream *sm = &rc->streams[0];
-	unsigned int k, len = o->lbs;
+	unsigned int k, len = o->write_len ? o->write_len : o->lbs;
 	unsigned long long us;
 	struct timespec start;
 	void *buf;
 	ssize_t n;
 
+	if (len % o->lbs) {
+		printf("# blocking write: %u bytes, not a multiple of the block size %u\n",
+		       len, o->lbs);
+		return -1;
+	}
 	if (posix_memalign(&buf, PAGE, len))
 		return -1;
 	for (k = 0; k < len / SECTOR; k++)
@@ -853,11 +861,12 @@ static void print_help(const char *prog)
 		"  -Q                in rounds: submit the whole queue depth at once and\n"
 		"                    wait for all of it before the next (one ring), so\n"
 		"                    that the I/Os of a round compete for tags\n"
-		"  -w MS             in the read pass (the write pass of -m write), once\n"
+		"  -w MS[,BYTES]     in the read pass (the write pass of -m write), once\n"
 		"                    the first I/Os are in flight and then every MS ms,\n"
 		"                    while I/O is in flight and not reaped, write the\n"
-		"                    region's first block (its pattern) with a blocking\n"
-		"                    pwrite(), which must be back within -L (one ring)\n"
+		"                    region's first block, or its first BYTES, (their\n"
+		"                    pattern) with a blocking pwrite(), which must be\n"
+		"                    back within -L (one ring)\n"
 		"  -H READY,GO       with -w: before the first such write, create READY\n"
 		"                    and wait until GO exists (the caller starts what\n"
 		"                    waits for the reads in flight, a queue freeze)\n"
@@ -1002,8 +1011,14 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'w':
 			o->write_every_ms = strtoul(optarg, &end, 10);
-			if (end == optarg || *end || !o->write_every_ms)
+			if (end == optarg || !o->write_every_ms ||
+			    (*end && (*end != ',' || !end[1])))
 				return -1;
+			if (*end) {
+				o->write_len = parse_size(end + 1);
+				if (!o->write_len || o->write_len > UINT_MAX)
+					return -1;
+			}
 			break;
 		case 'H':
 			dash = strchr(optarg, ',');

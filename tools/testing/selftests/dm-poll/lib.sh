@@ -234,6 +234,38 @@ dmp_on_exit()
 	DMP_EXIT_CMDS+=("$1")
 }
 
+# dmp_starve_load: load the test module dmp_starve (fault/dmp_starve.c),
+# looked for at DMPS_KO, unless it is loaded; at the test's end give back
+# the pool it starves, then unload it if this test loaded it.  Sets
+# DMP_STARVE, its parameters' directory.
+dmp_starve_load()
+{
+	local ko=${DMPS_KO:-/lib/modules/stackpoll/dmp_starve.ko}
+
+	DMP_STARVE=/sys/module/dmp_starve/parameters
+	# Exit commands run in order: the pool is given back before the unload
+	dmp_on_exit dmp_starve_feed
+	if [ ! -d "$DMP_STARVE" ]; then
+		[ -f "$ko" ] || dmp_skip_all "no $ko (scripts/build-module.sh builds it)"
+		# insmod loads no dependencies: it calls md_mod's lock helpers
+		modprobe -q md_mod || dmp_skip_all "no md_mod, which $ko needs"
+		insmod "$ko" || ktap_exit_fail_msg "cannot load $ko"
+		dmp_on_exit "rmmod dmp_starve"
+	fi
+}
+
+# dmp_starve_feed: end the starvation dmp_starve_load's module keeps up;
+# the next pool is starved with its reserve hidden and io_uring's workers
+# spared, unless lend and io_workers are set again.
+dmp_starve_feed()
+{
+	{
+		echo >"$DMP_STARVE/pool"
+		echo 0 >"$DMP_STARVE/lend"
+		echo 0 >"$DMP_STARVE/io_workers"
+	} 2>/dev/null
+}
+
 # dmp_kernel_log: the kernel log since this test started.
 dmp_kernel_log()
 {

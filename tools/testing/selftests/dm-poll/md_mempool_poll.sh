@@ -28,21 +28,7 @@ dmp_require_root
 dmp_require_cmds mdadm fio awk
 dmp_get_nvme_devs 2
 a=${DMP_NVME[0]} b=${DMP_NVME[1]}
-# The module is looked for at DMPS_KO, as dmp_fault at DMPF_KO.
-DMPS_KO=${DMPS_KO:-/lib/modules/stackpoll/dmp_starve.ko}
-STARVE=/sys/module/dmp_starve/parameters
-# Exit commands run in order: the pool is given back before the unload.
-feed()
-{
-	echo >"$STARVE/pool" 2>/dev/null
-}
-dmp_on_exit feed
-if [ ! -d "$STARVE" ]; then
-	[ -f "$DMPS_KO" ] ||
-		dmp_skip_all "no $DMPS_KO (scripts/build-module.sh builds it)"
-	insmod "$DMPS_KO" || ktap_exit_fail_msg "cannot load $DMPS_KO"
-	dmp_on_exit "rmmod dmp_starve"
-fi
+dmp_starve_load
 STARVE_S=20
 
 ktap_print_header
@@ -67,15 +53,15 @@ starved_run()
 	local dev=$1 pool=$2 watchdog rc=0
 	shift 2
 
-	echo fio >"$STARVE/comm" && echo "${dev#/dev/}:$pool" >"$STARVE/pool" ||
+	echo fio >"$DMP_STARVE/comm" && echo "${dev#/dev/}:$pool" >"$DMP_STARVE/pool" ||
 		return 1
-	(sleep "$STARVE_S"; feed) &
+	(sleep "$STARVE_S"; dmp_starve_feed) &
 	watchdog=$!
 	SECONDS=0
 	fio_run "$dev" --ioengine=io_uring --hipri=1 --iodepth=8 "$@" || rc=$?
 	kill "$watchdog" 2>/dev/null
 	wait "$watchdog" 2>/dev/null
-	feed
+	dmp_starve_feed
 	echo "$SECONDS" >/tmp/fio.seconds
 	return "$rc"
 }
@@ -91,7 +77,7 @@ check_starved()
 	local starved rc=0
 	shift 4
 
-	starved=$(cat "$STARVE/stat_starved")
+	starved=$(cat "$DMP_STARVE/stat_starved")
 	if ! filter=$(dmp_again_filter "$dev") ||
 		! dmp_count_start block/block_bio_complete dev "$filter" ||
 		! dmp_kprobe_calls md_polled_part_work; then
@@ -102,7 +88,7 @@ check_starved()
 	n=$(dmp_submit_sleeps fio starved_run "$dev" "$pool" "$@") || rc=$?
 	again=$(dmp_count_stop block/block_bio_complete dev "$filter")
 	deferred=$(dmp_count_stop "$defer" common_pid "common_pid >= 0")
-	starved=$(($(cat "$STARVE/stat_starved") - starved))
+	starved=$(($(cat "$DMP_STARVE/stat_starved") - starved))
 	echo "# $desc: $starved allocations starved, ${n:-uncounted} sleeps in" \
 		"the submit path, ${again:-0} bios ended with BLK_STS_AGAIN," \
 		"${deferred:-0} runs of md's worker for parts; fio took" \

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * dmp_starve - starve one mempool of an md array for the tasks of one name,
+ * dmp_starve - starve one mempool of an md array or a DM device for the
+ * tasks of one name,
  * as memory pressure would once others hold the pool's reserve: the pool's
  * allocator fails for them, and its reserve is taken away and stays empty
  * (elements freed meanwhile go back to the allocator), so that a task that
@@ -12,15 +13,28 @@
  *
  *   comm=NAME        the tasks starved: those named NAME, io_uring's workers
  *                    excepted, in task context only
+ *   io_workers=1     io_uring's workers are starved too, whatever their name
  *   pool=MD:POOL     starve POOL of the array /dev/MD: "clone" (its
  *                    io_clone_set, md_account_bio()'s clones), "bio" (its
  *                    bio_set: splits, raid1 and raid10 member clones),
  *                    "r1bio" or "r10bio" (raid1's and raid10's per-bio
- *                    state); an empty value gives the pool back
+ *                    state), "split" (the array disk's bio_split: the
+ *                    parts md_submit_polled() and the block layer split
+ *                    off); an empty value gives the pool back
+ *   pool=dm-N:POOL   starve POOL of the bio-based DM device /dev/dm-N: "io"
+ *                    (io_bs, each bio's dm_io and first clone) or "bs"
+ *                    (bs, the other clones); a table swap replaces them,
+ *                    and the starvation then ends without touching them
+ *   lend=1           starve the allocator only: the reserve stays and is
+ *                    lent to the starved tasks, as when memory is short and
+ *                    the reserve full; whoever holds its elements then holds
+ *                    up the next task that needs one (read when pool= is set)
  *   stat_starved     allocations that failed because of the starvation
  *
- * The array is held open while starved, so that it cannot be stopped; it
- * must not change level meanwhile (the pool would go with its personality).
+ * The device is held open while starved, so that it cannot be stopped or
+ * removed; an array must not change level meanwhile (the pool would go
+ * with its personality).  A DM device's pools are checked under its
+ * suspend_lock, which a table swap holds.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -36,6 +50,7 @@
 #include <linux/string.h>
 #include <linux/sysfs.h>
 
+#include "dm-core.h"
 #include "md.h"
 #include "raid1.h"
 #include "raid10.h"
@@ -43,16 +58,21 @@
 /* The starved pool, its own allocator and the reserve hidden from it */
 struct dmps_starved {
 	struct file		*bdev_file;
+	struct mapped_device	*dm;		/* a DM device's, or NULL */
+	struct dm_md_mempools	*dm_pools;	/* the pool's, while it lasts */
 	mempool_t		*pool;
 	mempool_alloc_t		*alloc;
 	int			min_nr;
 	int			curr_nr;
+	bool			hidden;		/* the reserve, not lent */
 	char			name[64];
 };
 
 static DEFINE_MUTEX(dmps_lock);		/* serialises pool= and unload */
 static struct dmps_starved dmps;	/* under dmps_lock */
 static char dmps_comm[TASK_COMM_LEN];
+static bool dmps_lend;
+static bool dmps_io_workers;
 static atomic_long_t dmps_starved_allocs = ATOMIC_LONG_INIT(0);
 /* Calls of dmps_alloc() in progress, which may still call dmps.alloc */
 static atomic_t dmps_callers = ATOMIC_INIT(0);
@@ -61,8 +81,10 @@ static bool dmps_starves_current(void)
 {
 	char comm[TASK_COMM_LEN];
 
-	if (!in_task() || (current->flags & PF_IO_WORKER))
+	if (!in_task())
 		return false;
+	if (current->flags & PF_IO_WORKER)
+		return READ_ONCE(dmps_io_workers);
 	get_task_comm(comm, current);
 	return !strncmp(comm, dmps_comm, TASK_COMM_LEN);
 }
@@ -82,22 +104,25 @@ static void *dmps_alloc(gfp_t gfp, void *pool_data)
 }
 
 /*
- * Starve @pool: hide its reserve, keep mempool_free() from refilling it
- * (with min_nr 0 it frees every element), and make its allocator fail.
- * The elements stay where mempool keeps them, as it keeps them (poisoned
- * for KASAN): only mempool may move them.
+ * Starve @pool: make its allocator fail and, unless it is lent, hide its
+ * reserve and keep mempool_free() from refilling it (with min_nr 0 it
+ * frees every element).  The elements stay where mempool keeps them, as
+ * it keeps them (poisoned for KASAN): only mempool may move them.
  */
-static void dmps_starve(mempool_t *pool)
+static void dmps_starve(mempool_t *pool, bool lend)
 {
 	unsigned long flags;
 
 	dmps.pool = pool;
 	dmps.alloc = pool->alloc;
+	dmps.hidden = !lend;
 	spin_lock_irqsave(&pool->lock, flags);
-	dmps.min_nr = pool->min_nr;
-	dmps.curr_nr = pool->curr_nr;
-	pool->curr_nr = 0;
-	WRITE_ONCE(pool->min_nr, 0);
+	if (dmps.hidden) {
+		dmps.min_nr = pool->min_nr;
+		dmps.curr_nr = pool->curr_nr;
+		pool->curr_nr = 0;
+		WRITE_ONCE(pool->min_nr, 0);
+	}
 	WRITE_ONCE(pool->alloc, dmps_alloc);
 	spin_unlock_irqrestore(&pool->lock, flags);
 }
@@ -110,13 +135,25 @@ static void dmps_feed(void)
 
 	if (!pool)
 		return;
+	if (dmps.dm) {
+		mutex_lock(&dmps.dm->suspend_lock);
+		/* A table swap freed the pool, with its allocator: leave it */
+		if (WARN_ON_ONCE(dmps.dm->mempools != dmps.dm_pools))
+			goto out_unlock_dm;
+	}
 	spin_lock_irqsave(&pool->lock, flags);
 	WRITE_ONCE(pool->alloc, dmps.alloc);
-	pool->curr_nr = dmps.curr_nr;
-	WRITE_ONCE(pool->min_nr, dmps.min_nr);
+	if (dmps.hidden) {
+		pool->curr_nr = dmps.curr_nr;
+		WRITE_ONCE(pool->min_nr, dmps.min_nr);
+	}
 	spin_unlock_irqrestore(&pool->lock, flags);
 	/* What mempool_free() would have done, had it refilled the reserve */
 	wake_up(&pool->wait);
+out_unlock_dm:
+	if (dmps.dm)
+		mutex_unlock(&dmps.dm->suspend_lock);
+	dmps.dm = NULL;
 	dmps.pool = NULL;
 	fput(dmps.bdev_file);
 	dmps.bdev_file = NULL;
@@ -147,15 +184,83 @@ static mempool_t *dmps_md_pool(struct mddev *mddev, const char *what)
 		return &((struct r1conf *)mddev->private)->r1bio_pool;
 	if (!strcmp(what, "r10bio") && level == 10)
 		return &((struct r10conf *)mddev->private)->r10bio_pool;
+	if (!strcmp(what, "split") && mddev->gendisk)
+		return &mddev->gendisk->bio_split.bio_pool;
 	return NULL;
+}
+
+/*
+ * The pool @what of the DM device @md, under its suspend_lock, or NULL if
+ * it has none: no table yet, or request-based (no io_bs).
+ */
+static mempool_t *dmps_dm_pool(struct mapped_device *md, const char *what)
+{
+	struct dm_md_mempools *pools = md->mempools;
+	mempool_t *pool = NULL;
+
+	if (!pools)
+		return NULL;
+	if (!strcmp(what, "io"))
+		pool = &pools->io_bs.bio_pool;
+	else if (!strcmp(what, "bs"))
+		pool = &pools->bs.bio_pool;
+	return pool && mempool_initialized(pool) ? pool : NULL;
+}
+
+/* Starve @what of the md array @disk; 0 or an error */
+static int dmps_starve_md(struct gendisk *disk, const char *what)
+{
+	struct mddev *mddev = disk->private_data;
+	mempool_t *pool;
+	int ret;
+
+	ret = mddev_lock(mddev);
+	if (ret)
+		return ret;
+	pool = dmps_md_pool(mddev, what);
+	if (pool) {
+		__module_get(THIS_MODULE);
+		dmps_starve(pool, READ_ONCE(dmps_lend));
+	} else {
+		pr_err("pool %s refused: no such pool (clone, bio, r1bio, r10bio, split)\n",
+		       what);
+		ret = -EINVAL;
+	}
+	mddev_unlock(mddev);
+	return ret;
+}
+
+/*
+ * Starve @what of the DM device @disk.  A table swap replaces its pools,
+ * under its suspend_lock: dmps_feed() looks whether they are still there.
+ */
+static int dmps_starve_dm(struct gendisk *disk, const char *what)
+{
+	struct mapped_device *md = disk->private_data;
+	mempool_t *pool;
+	int ret = 0;
+
+	mutex_lock(&md->suspend_lock);
+	pool = dmps_dm_pool(md, what);
+	if (pool) {
+		__module_get(THIS_MODULE);
+		dmps.dm = md;
+		dmps.dm_pools = md->mempools;
+		dmps_starve(pool, READ_ONCE(dmps_lend));
+	} else {
+		pr_err("pool %s refused: no such pool (io, bs), no table, or not bio-based\n",
+		       what);
+		ret = -EINVAL;
+	}
+	mutex_unlock(&md->suspend_lock);
+	return ret;
 }
 
 static int dmps_pool_set_locked(const char *val)
 {
 	char path[64], *what;
-	struct mddev *mddev;
+	struct gendisk *disk;
 	struct file *file;
-	mempool_t *pool;
 	int ret;
 
 	dmps_feed();
@@ -169,7 +274,7 @@ static int dmps_pool_set_locked(const char *val)
 	if (!what || what == val || strchr(val, '/') ||
 	    snprintf(path, sizeof(path), "/dev/%.*s", (int)(what - val), val) >=
 	    sizeof(path)) {
-		pr_err("pool=%s refused: must be MD:POOL\n", val);
+		pr_err("pool=%s refused: must be MD:POOL or dm-N:POOL\n", val);
 		return -EINVAL;
 	}
 	what++;
@@ -178,31 +283,22 @@ static int dmps_pool_set_locked(const char *val)
 		pr_err("pool=%s refused: cannot open %s\n", val, path);
 		return PTR_ERR(file);
 	}
-	ret = -EINVAL;
-	/* md names its disks mdN, and only md does */
-	if (strncmp(file_bdev(file)->bd_disk->disk_name, "md", 2)) {
-		pr_err("pool=%s refused: %s is not an md array\n", val, path);
-		goto out_put;
-	}
-	mddev = file_bdev(file)->bd_disk->private_data;
-	ret = mddev_lock(mddev);
-	if (ret)
-		goto out_put;
-	pool = dmps_md_pool(mddev, what);
-	if (!pool) {
-		pr_err("pool=%s refused: no such pool (clone, bio, r1bio, r10bio)\n",
-		       val);
-		ret = -EINVAL;
+	/* md names its disks mdN and DM dm-N, and nobody else does */
+	disk = file_bdev(file)->bd_disk;
+	if (!strncmp(disk->disk_name, "dm-", 3)) {
+		ret = dmps_starve_dm(disk, what);
+	} else if (!strncmp(disk->disk_name, "md", 2)) {
+		ret = dmps_starve_md(disk, what);
 	} else {
-		__module_get(THIS_MODULE);
-		dmps_starve(pool);
+		pr_err("pool=%s refused: %s is neither md nor DM\n", val, path);
+		ret = -EINVAL;
 	}
-	mddev_unlock(mddev);
 	if (ret)
 		goto out_put;
 	dmps.bdev_file = file;
 	strscpy(dmps.name, val);
-	pr_info("starving %s for %s\n", val, dmps_comm);
+	pr_info("starving %s for %s%s\n", val, dmps_comm,
+		dmps.hidden ? "" : ", its reserve lent");
 	return 0;
 
 out_put:
@@ -286,8 +382,12 @@ static const struct kernel_param_ops dmps_stat_ops = {
 
 module_param_cb(comm, &dmps_comm_ops, NULL, 0644);
 MODULE_PARM_DESC(comm, "name of the tasks starved");
+module_param_named(io_workers, dmps_io_workers, bool, 0644);
+MODULE_PARM_DESC(io_workers, "starve io_uring's workers too");
+module_param_named(lend, dmps_lend, bool, 0644);
+MODULE_PARM_DESC(lend, "leave the reserve to be lent to the starved tasks");
 module_param_cb(pool, &dmps_pool_ops, NULL, 0644);
-MODULE_PARM_DESC(pool, "MD:POOL to starve (clone, bio, r1bio, r10bio); empty: none");
+MODULE_PARM_DESC(pool, "MD:POOL (clone, bio, r1bio, r10bio, split) or dm-N:POOL (io, bs) to starve; empty: none");
 module_param_cb(stat_starved, &dmps_stat_ops, NULL, 0444);
 MODULE_PARM_DESC(stat_starved, "allocations failed by the starvation");
 
@@ -304,5 +404,5 @@ static int __init dmps_init(void)
 
 module_init(dmps_init);
 module_exit(dmps_exit);
-MODULE_DESCRIPTION("starves an md array's mempool for a task, for the dm-poll selftests");
+MODULE_DESCRIPTION("starves an md or DM device's mempool for a task, for the dm-poll selftests");
 MODULE_LICENSE("GPL");

@@ -1,0 +1,106 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# DM's polled bios never hold the reserve of its io_bs that their
+# submitter's blocking I/O may wait for.  Once memory is short, io_bs
+# lends its reserve (16 dm_ios with their first clone), and a polled
+# dm_io holds what it was lent until its submitter polls it.  A thread
+# that polls its reads and also writes with a blocking pwrite(), as a
+# database on LVM or LUKS polls its reads and writes its log, then sleeps
+# in alloc_io() for its write's dm_io while only its own polling could
+# give the reserve back: blk-mq's reaper did here (lib.sh's bound, 1 s),
+# the NVMe timeout (30 s) without it.  DM fails such a polled bio with
+# BLK_STS_AGAIN before anything of it is done, so that io_uring sends it
+# again from io-wq (or, without REQ_NOWAIT, sends it from its worker, by
+# interrupt).  dmp_starve (lend=1) makes io_bs's allocator fail for
+# iopoll_verify and leaves it the reserve; iopoll_verify reads back
+# polled at QD32, more than the reserve, what an unstarved pass wrote,
+# and writes with a blocking pwrite() every 10 ms:
+#   1. dm-linear over NVMe;
+#   2. dm-crypt (cipher_null) over NVMe, whose polled reads are DM's
+#      clones;
+#   3. dm-linear, every read issued by io_uring's workers (IOSQE_ASYNC,
+#      without REQ_NOWAIT, io_workers=1): DM's worker sends those that
+#      may hold the reserve.  Here the bios DM's worker sent by interrupt
+#      refill the reserve as they complete, so that the previous series
+#      passes too: the case covers the worker's path.
+# Every read and write back within 5 s, data verified, none reaped, and
+# the starved allocator was called.
+. "$(dirname "$0")/lib.sh"
+
+dmp_require_root
+dmp_require_cmds dmsetup
+dmp_get_nvme_devs 1
+nvme=${DMP_NVME[0]}
+modprobe -q crypto_null 2>/dev/null || true
+dmp_starve_load
+[ -e "$DMP_STARVE/lend" ] || ktap_exit_fail_msg "dmp_starve has no lend parameter"
+
+ktap_print_header
+ktap_set_plan 3
+
+# check_lent DESC NAME TABLE SEED [IO-WORKERS [OPTION...]]: write the
+# first 4 MiB of a new DM device NAME of TABLE, create it again (new pools,
+# empty per-cpu bio caches), lend its io_bs to iopoll_verify (and to
+# io_uring's workers if IO-WORKERS is 1), read the data back polled with
+# blocking writes and iopoll_verify's OPTIONs.  One KTAP result.
+check_lent()
+{
+	local desc=$1 name=$2 table=$3 seed=$4 workers=${5:-0} dev out starved
+	local reaped writes rc=0
+
+	shift 4
+	[ $# -eq 0 ] || shift
+	dmp_dm_create "$name" "$table" ||
+		{ ktap_test_fail "$desc: cannot create the device"; return; }
+	if ! out=$("$DMP_VERIFY" -m write -s 4M -b 4k -q 8 -S "$seed" "$DMP_NODE" 2>&1); then
+		echo "$out" | head -n 5 | sed 's/^/# /'
+		ktap_test_fail "$desc: cannot write the device"
+		dmp_dm_remove "$name"
+		return
+	fi
+	if ! dmp_dm_remove "$name" || ! dmp_dm_create "$name" "$table"; then
+		ktap_test_fail "$desc: cannot create the device again"
+		return
+	fi
+	dev=$(readlink -f "$(dmp_sysfs "$DMP_NODE")") || dev=
+	starved=$(cat "$DMP_STARVE/stat_starved")
+	reaped=$(dmp_poll_reaped)
+	if ! { echo iopoll_verify >"$DMP_STARVE/comm" && echo 1 >"$DMP_STARVE/lend" &&
+		echo "$workers" >"$DMP_STARVE/io_workers" &&
+		echo "${dev##*/}:io" >"$DMP_STARVE/pool"; }; then
+		ktap_test_fail "$desc: cannot starve ${dev##*/}'s io_bs"
+		dmp_starve_feed
+		dmp_dm_remove "$name"
+		return
+	fi
+	out=$("$DMP_VERIFY" -m read -s 4M -b 4k -q 32 -S "$seed" -w 10 -L 5000 \
+		-T 120 "$@" "$DMP_NODE" 2>&1) || rc=$?
+	dmp_starve_feed
+	echo "$out" | tail -n 5 | sed 's/^/# /'
+	writes=$(awk '$3 == "blocking" && $4 == "writes," { print $2 }' <<<"$out")
+	starved=$(($(cat "$DMP_STARVE/stat_starved") - starved))
+	reaped=$(($(dmp_poll_reaped) - reaped))
+	echo "# $desc: $starved allocations starved; the reaper's polls" \
+		"completed polled requests $reaped times"
+	if [ "$rc" != 0 ]; then
+		ktap_test_fail "$desc: a read or a blocking write failed or was slow"
+	elif [ "${writes:-0}" -eq 0 ]; then
+		ktap_test_fail "$desc: no blocking write ran beside the polled reads"
+	elif [ "$reaped" != 0 ]; then
+		ktap_test_fail "$desc: a blocking write waited for polled reads' reserve"
+	elif [ "$starved" -eq 0 ]; then
+		ktap_test_fail "$desc: iopoll_verify never allocated from the starved pool"
+	else
+		ktap_test_pass "$desc: no write waited for polled reads, data verified"
+	fi
+	dmp_dm_remove "$name"
+}
+
+check_lent "dm-linear: io_bs lent, polled reads, blocking pwrite()s" \
+	reserve-linear "0 131072 linear $nvme 0" 91
+check_lent "dm-crypt: io_bs lent, polled reads, blocking pwrite()s" \
+	reserve-crypt "0 131072 crypt cipher_null-ecb - 0 $nvme 0" 92
+check_lent "dm-linear: io_bs lent, polled reads from io-wq, blocking pwrite()s" \
+	reserve-linear "0 131072 linear $nvme 0" 93 1 -A
+ktap_finished

@@ -1,0 +1,122 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# md's polled reads never hold a mempool reserve that their submitter's
+# blocking I/O may wait for.  Once memory is short, md's pools lend their
+# reserves (two clones each for io_clone_set and bio_set), and a polled
+# read holds what it was lent until its submitter polls.  A thread that
+# polls its reads and also writes with a blocking pwrite(), as a database
+# writes its log, then sleeps in mempool_alloc() for its write's clone
+# while only its own polling could give the reserve back: blk-mq's reaper
+# did here (lib.sh's bound, 1 s), the NVMe timeout (30 s) without it.  md
+# sends such a read by interrupt, or fails it with BLK_STS_AGAIN before
+# anything of it is done, so that io_uring sends it again from io-wq.
+# dmp_starve (lend=1) makes a pool's allocator fail for iopoll_verify and
+# leaves the reserve to be lent to it; iopoll_verify reads back polled at
+# QD8 what an unstarved pass wrote, and writes with a blocking pwrite()
+# every 10 ms:
+#   1. raid1, bio_set (member clones of reads and writes);
+#   2. raid1, io_clone_set (accounting clones);
+#   3. raid10 near2, bio_set;
+#   4. raid0, io_clone_set (the clones linear and raid0 send below);
+#   5. raid0, the disk's bio_split, 128 KiB reads and writes across 64 KiB
+#      chunks: the parts md splits polled bios into, and the split of the
+#      write (pwrite() of 128 KiB);
+#   6. raid1, bio_set, every read issued by io_uring's workers (IOSQE_ASYNC,
+#      without REQ_NOWAIT, io_workers=1): polled reads that may wait.
+# Every read and write back within 5 s, data verified, none reaped, and
+# the starved allocator was called.  r1bio_pool and r10bio_pool take the
+# same path with a reserve of 256, more reads than a ring keeps in flight
+# here.
+. "$(dirname "$0")/lib.sh"
+
+dmp_require_root
+dmp_require_cmds mdadm
+dmp_get_nvme_devs 2
+a=${DMP_NVME[0]} b=${DMP_NVME[1]}
+dmp_starve_load
+[ -e "$DMP_STARVE/lend" ] || ktap_exit_fail_msg "dmp_starve has no lend parameter"
+
+ktap_print_header
+ktap_set_plan 6
+
+# check_lent DESC POOL SEED BS [IO-WORKERS [OPTION...]]: write the first
+# 4 MiB (16 MiB for a BS over 4k) of the array at DMP_NODE (of a and b)
+# in BS blocks, assemble it again, lend its POOL to iopoll_verify (and to
+# io_uring's workers if IO-WORKERS is 1), read the data back polled with
+# blocking writes of BS and iopoll_verify's OPTIONs.  One KTAP result.
+check_lent()
+{
+	local desc=$1 pool=$2 seed=$3 bs=$4 workers=${5:-0} dev=$DMP_NODE
+	local out starved reaped writes rc=0 size=4M
+
+	# 128 I/Os or more, so that the blocking writes meet reads in flight
+	[ "$bs" = 4k ] || size=16M
+	shift 4
+	[ $# -eq 0 ] || shift
+	if ! out=$("$DMP_VERIFY" -m write -s "$size" -b "$bs" -q 8 -S "$seed" "$dev" 2>&1); then
+		echo "$out" | head -n 5 | sed 's/^/# /'
+		ktap_test_fail "$desc: cannot write the array"
+		return
+	fi
+	# Assembled again, with empty per-cpu bio caches: the reads allocate
+	if ! out=$({ mdadm --stop "$dev" &&
+		mdadm --assemble --run "$dev" "$a" "$b"; } 2>&1) ||
+		! dmp_md_settle "$dev"; then
+		echo "$out" | head -n 5 | sed 's/^/# /'
+		ktap_test_fail "$desc: cannot assemble the array again"
+		return
+	fi
+	starved=$(cat "$DMP_STARVE/stat_starved")
+	reaped=$(dmp_poll_reaped)
+	if ! { echo iopoll_verify >"$DMP_STARVE/comm" && echo 1 >"$DMP_STARVE/lend" &&
+		echo "$workers" >"$DMP_STARVE/io_workers" &&
+		echo "${dev#/dev/}:$pool" >"$DMP_STARVE/pool"; }; then
+		ktap_test_fail "$desc: cannot starve $pool"
+		return
+	fi
+	out=$("$DMP_VERIFY" -m read -s "$size" -b "$bs" -q 8 -S "$seed" -w "10,$bs" \
+		-L 5000 -T 120 "$@" "$dev" 2>&1) || rc=$?
+	dmp_starve_feed
+	echo "$out" | tail -n 5 | sed 's/^/# /'
+	writes=$(awk '$3 == "blocking" && $4 == "writes," { print $2 }' <<<"$out")
+	starved=$(($(cat "$DMP_STARVE/stat_starved") - starved))
+	reaped=$(($(dmp_poll_reaped) - reaped))
+	echo "# $desc: $starved allocations starved; the reaper's polls" \
+		"completed polled requests $reaped times"
+	if [ "$rc" != 0 ]; then
+		ktap_test_fail "$desc: a read or a blocking write failed or was slow"
+	elif [ "${writes:-0}" -eq 0 ]; then
+		ktap_test_fail "$desc: no blocking write ran beside the polled reads"
+	elif [ "$reaped" != 0 ]; then
+		ktap_test_fail "$desc: a blocking write waited for polled reads' reserve"
+	elif [ "$starved" -eq 0 ]; then
+		ktap_test_fail "$desc: iopoll_verify never allocated from the starved pool"
+	else
+		ktap_test_pass "$desc: no write waited for polled reads, data verified"
+	fi
+}
+
+dmp_md_create 1 --assume-clean --size=65536 -- "$a" "$b" ||
+	ktap_exit_fail_msg "cannot create md raid1"
+check_lent "raid1: bio_set lent, polled reads, blocking pwrite()s" bio 81 4k
+dmp_cleanup
+dmp_md_create 1 --assume-clean --size=65536 -- "$a" "$b" ||
+	ktap_exit_fail_msg "cannot create md raid1"
+check_lent "raid1: io_clone_set lent, polled reads, blocking pwrite()s" clone 82 4k
+dmp_cleanup
+dmp_md_create 10 --assume-clean --layout=n2 --size=65536 -- "$a" "$b" ||
+	ktap_exit_fail_msg "cannot create md raid10"
+check_lent "raid10 near2: bio_set lent, polled reads, blocking pwrite()s" bio 83 4k
+dmp_cleanup
+dmp_md_create 0 --chunk=64 -- "$a" "$b" ||
+	ktap_exit_fail_msg "cannot create md raid0"
+check_lent "raid0: io_clone_set lent, polled reads, blocking pwrite()s" clone 84 4k
+check_lent "raid0: bio_split lent, polled reads and pwrite()s across chunks" \
+	split 85 128k
+dmp_cleanup
+dmp_md_create 1 --assume-clean --size=65536 -- "$a" "$b" ||
+	ktap_exit_fail_msg "cannot create md raid1"
+check_lent "raid1: bio_set lent, polled reads from io-wq, blocking pwrite()s" \
+	bio 86 4k 1 -A
+ktap_finished
