@@ -266,6 +266,61 @@ dmp_starve_feed()
 	} 2>/dev/null
 }
 
+# dmp_check_lent DESC DEV POOL WORKERS AGAIN OPTION...: lend dmp_starve's
+# POOL (its pool= value: md100:bio, dm-3:io) to iopoll_verify, and to
+# io_uring's workers if WORKERS is 1, and run iopoll_verify on DEV with
+# its OPTIONs: a read pass with blocking writes (-w).  Pass when every
+# read and write was back in time with its data, a blocking write ran,
+# the reaper completed nothing (no write waited for polled reads), the
+# starved allocator was called and, if AGAIN is 1, DEV ended some bios
+# with BLK_STS_AGAIN: the submissions that could not be sent without the
+# reserve were unwound.  One KTAP result.
+dmp_check_lent()
+{
+	local desc=$1 dev=$2 pool=$3 workers=$4 again=$5 out starved reaped
+	local writes filter n=0 rc=0
+
+	shift 5
+	if ! filter=$(dmp_again_filter "$dev") ||
+		! dmp_count_start block/block_bio_complete dev "$filter"; then
+		ktap_test_fail "$desc: cannot count BLK_STS_AGAIN"
+		return
+	fi
+	starved=$(cat "$DMP_STARVE/stat_starved")
+	reaped=$(dmp_poll_reaped)
+	if ! { echo iopoll_verify >"$DMP_STARVE/comm" && echo 1 >"$DMP_STARVE/lend" &&
+		echo "$workers" >"$DMP_STARVE/io_workers" &&
+		echo "$pool" >"$DMP_STARVE/pool"; }; then
+		ktap_test_fail "$desc: cannot starve $pool"
+		dmp_starve_feed
+		dmp_count_stop block/block_bio_complete dev "$filter" >/dev/null
+		return
+	fi
+	out=$("$DMP_VERIFY" "$@" "$dev" 2>&1) || rc=$?
+	dmp_starve_feed
+	n=$(dmp_count_stop block/block_bio_complete dev "$filter")
+	echo "$out" | tail -n 5 | sed 's/^/# /'
+	writes=$(awk '$3 == "blocking" && $4 == "writes," { print $2 }' <<<"$out")
+	starved=$(($(cat "$DMP_STARVE/stat_starved") - starved))
+	reaped=$(($(dmp_poll_reaped) - reaped))
+	echo "# $desc: $starved allocations starved, ${n:-0} bios ended with" \
+		"BLK_STS_AGAIN; the reaper's polls completed polled requests" \
+		"$reaped times"
+	if [ "$rc" != 0 ]; then
+		ktap_test_fail "$desc: a read or a blocking write failed or was slow"
+	elif [ "${writes:-0}" -eq 0 ]; then
+		ktap_test_fail "$desc: no blocking write ran beside the polled reads"
+	elif [ "$reaped" != 0 ]; then
+		ktap_test_fail "$desc: a blocking write waited for polled reads' reserve"
+	elif [ "$starved" -eq 0 ]; then
+		ktap_test_fail "$desc: iopoll_verify never allocated from the starved pool"
+	elif [ "$again" = 1 ] && [ "${n:-0}" -eq 0 ]; then
+		ktap_test_fail "$desc: starved, but no bio was unwound with BLK_STS_AGAIN"
+	else
+		ktap_test_pass "$desc: no write waited for polled reads, data verified"
+	fi
+}
+
 # dmp_kernel_log: the kernel log since this test started.
 dmp_kernel_log()
 {

@@ -23,8 +23,8 @@
  *                    off); an empty value gives the pool back
  *   pool=dm-N:POOL   starve POOL of the bio-based DM device /dev/dm-N: "io"
  *                    (io_bs, each bio's dm_io and first clone) or "bs"
- *                    (bs, the other clones); a table swap replaces them,
- *                    and the starvation then ends without touching them
+ *                    (bs, the other clones), with lend=1 only: a task
+ *                    waiting for a hidden reserve would hold up a suspend
  *   lend=1           starve the allocator only: the reserve stays and is
  *                    lent to the starved tasks, as when memory is short and
  *                    the reserve full; whoever holds its elements then holds
@@ -33,8 +33,8 @@
  *
  * The device is held open while starved, so that it cannot be stopped or
  * removed; an array must not change level meanwhile (the pool would go
- * with its personality).  A DM device's pools are checked under its
- * suspend_lock, which a table swap holds.
+ * with its personality), nor a DM device's table be swapped (a bio-based
+ * table swap replaces the pools: giving one back then only warns).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -135,12 +135,9 @@ static void dmps_feed(void)
 
 	if (!pool)
 		return;
-	if (dmps.dm) {
-		mutex_lock(&dmps.dm->suspend_lock);
-		/* A table swap freed the pool, with its allocator: leave it */
-		if (WARN_ON_ONCE(dmps.dm->mempools != dmps.dm_pools))
-			goto out_unlock_dm;
-	}
+	/* A table swap freed the pool, with its allocator: leave it */
+	if (WARN_ON_ONCE(dmps.dm && READ_ONCE(dmps.dm->mempools) != dmps.dm_pools))
+		goto out;
 	spin_lock_irqsave(&pool->lock, flags);
 	WRITE_ONCE(pool->alloc, dmps.alloc);
 	if (dmps.hidden) {
@@ -150,9 +147,7 @@ static void dmps_feed(void)
 	spin_unlock_irqrestore(&pool->lock, flags);
 	/* What mempool_free() would have done, had it refilled the reserve */
 	wake_up(&pool->wait);
-out_unlock_dm:
-	if (dmps.dm)
-		mutex_unlock(&dmps.dm->suspend_lock);
+out:
 	dmps.dm = NULL;
 	dmps.pool = NULL;
 	fput(dmps.bdev_file);
@@ -231,8 +226,9 @@ static int dmps_starve_md(struct gendisk *disk, const char *what)
 }
 
 /*
- * Starve @what of the DM device @disk.  A table swap replaces its pools,
- * under its suspend_lock: dmps_feed() looks whether they are still there.
+ * Starve @what of the DM device @disk, its reserve lent.  Its pools are
+ * read under its suspend_lock, which a table swap holds; dmps_feed()
+ * looks whether they are still the device's.
  */
 static int dmps_starve_dm(struct gendisk *disk, const char *what)
 {
@@ -240,13 +236,18 @@ static int dmps_starve_dm(struct gendisk *disk, const char *what)
 	mempool_t *pool;
 	int ret = 0;
 
+	if (!READ_ONCE(dmps_lend)) {
+		pr_err("pool %s refused: a DM pool is starved with lend=1 only\n",
+		       what);
+		return -EINVAL;
+	}
 	mutex_lock(&md->suspend_lock);
 	pool = dmps_dm_pool(md, what);
 	if (pool) {
 		__module_get(THIS_MODULE);
 		dmps.dm = md;
 		dmps.dm_pools = md->mempools;
-		dmps_starve(pool, READ_ONCE(dmps_lend));
+		dmps_starve(pool, true);
 	} else {
 		pr_err("pool %s refused: no such pool (io, bs), no table, or not bio-based\n",
 		       what);
