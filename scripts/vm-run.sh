@@ -19,7 +19,10 @@
 #                               subsystem of two controllers sharing one
 #                               namespace (a multipath head,
 #                               nvme_core.multipath=Y); a controller with
-#                               two 4096-byte-LBA namespaces; no virtio
+#                               two 4096-byte-LBA namespaces; one with two
+#                               namespaces that carry protection
+#                               information (8 bytes of metadata, Type 1,
+#                               in a separate buffer); no virtio
 #
 # Output: build/logs/NAME.console (serial console, kernel log) and
 # build/logs/NAME.out (the job's output, from the second serial port).
@@ -56,7 +59,7 @@ initrd=$SP_BUILD/initramfs/initramfs.cpio
 need_cmds qemu-system-x86_64 timeout
 case $machine in
 default) images='nvme0 nvme1 virtio0' ;;
-multipath) images='nvme0 nvme1 mpath0 n4k0 n4k1' ;;
+multipath) images='nvme0 nvme1 mpath0 n4k0 n4k1 pi0 pi1' ;;
 *) die "vm-run.sh: unknown machine '$machine' (default, multipath)" ;;
 esac
 
@@ -94,12 +97,13 @@ modules_cpio=$kobj/stackpoll-modules.cpio
 cat "$initrd" "$vm/args.cpio" "$kobj/kernel-modules.cpio" ${modules_cpio:+"$modules_cpio"} \
 	>"$vm/initrd.cpio"
 # More CPUs than poll queues in the multipath machine: each controller's
-# one poll queue serves all four.  Its guest waits for six namespaces: two
-# plain, the two paths of the shared one (the controllers of a subsystem
-# share its serial number) and the two 4Kn ones, and for one multipath head.
+# one poll queue serves all four.  Its guest waits for eight namespaces:
+# two plain, the two paths of the shared one (the controllers of a
+# subsystem share its serial number), the two 4Kn ones and the two with
+# protection information, and for one multipath head.
 nvme_args="nvme.poll_queues=2 virtio_blk.poll_queues=1" ns_args=sp.nvme=2 smp=2
 if [ "$machine" = multipath ]; then
-	nvme_args="nvme.poll_queues=1 nvme_core.multipath=Y" ns_args="sp.nvme=6 sp.nvme_heads=1" smp=4
+	nvme_args="nvme.poll_queues=1 nvme_core.multipath=Y" ns_args="sp.nvme=8 sp.nvme_heads=1" smp=4
 fi
 append="console=ttyS0 panic=-1 loglevel=6 slab_nomerge"
 append="$append $nvme_args"
@@ -131,7 +135,12 @@ else
 		-drive "if=none,id=n4k0,format=raw,cache=unsafe,file=$vm/n4k0.img"
 		-device "nvme-ns,drive=n4k0,bus=nvm4k,nsid=1,$lbs"
 		-drive "if=none,id=n4k1,format=raw,cache=unsafe,file=$vm/n4k1.img"
-		-device "nvme-ns,drive=n4k1,bus=nvm4k,nsid=2,$lbs")
+		-device "nvme-ns,drive=n4k1,bus=nvm4k,nsid=2,$lbs"
+		-device "nvme,serial=spnvmepi,id=nvmpi"
+		-drive "if=none,id=pi0,format=raw,cache=unsafe,file=$vm/pi0.img"
+		-device "nvme-ns,drive=pi0,bus=nvmpi,nsid=1,ms=8,mset=0,pi=1"
+		-drive "if=none,id=pi1,format=raw,cache=unsafe,file=$vm/pi1.img"
+		-device "nvme-ns,drive=pi1,bus=nvmpi,nsid=2,ms=8,mset=0,pi=1")
 fi
 
 say "vm[$name]: booting $kernel ($machine), job $job${*:+ $*} (console: $console)"

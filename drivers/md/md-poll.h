@@ -59,10 +59,10 @@
  * the task's own polled bios hold: a polled bio that may hold an element
  * of one of md's reserves, its clones', its split's or its r1bio's or
  * r10bio's, goes by interrupt, or is unwound where its submitter must not
- * wait (md_poll_unpoll_lent()).  Not yet the integrity payload that a
- * member with protection information adds to md's clone when it enters
- * the member's queue: it comes from the integrity pool of md's bio set,
- * whose reserve a polled clone holds until it is polled.
+ * wait (md_poll_unpoll_lent()).  The integrity payload that a member
+ * with protection information adds to a polled clone comes from
+ * kmalloc(), not from the integrity pool of md's bio set
+ * (bio_integrity_alloc()).
  *
  * A task that waits for the array's I/O to drain (a suspend, a quiesce,
  * raid1's and raid10's freezes but the read-error one) waits for polled

@@ -11,6 +11,7 @@
 #   DM_POLL_NVME_CHARS   matching NVMe generic char devices (/dev/ngXnY), optional
 #   DM_POLL_VIRTIO_DEV   a virtio-blk disk with poll queues (virtio_blk.poll_queues=N)
 #   DM_POLL_NVME_4KN_DEVS    NVMe namespaces of 4096-byte logical blocks
+#   DM_POLL_NVME_PI_DEVS     NVMe namespaces with protection information
 #   DM_POLL_NVME_MPATH_DEVS  NVMe multipath heads (/dev/nvmeXnY) of two paths
 #   DMP_FULL=1           stress loops at full length (see dmp_scaled)
 # null_blk devices are created through configfs when null_blk is available.
@@ -402,8 +403,9 @@ dmp_require_module()
 
 # dmp_get_nvme_devs N [VAR]: set DMP_NVME to N devices of DM_POLL_NVME_DEVS
 # (or of the variable VAR names: DM_POLL_NVME_4KN_DEVS, namespaces of
-# 4096-byte blocks, DM_POLL_NVME_MPATH_DEVS, NVMe multipath heads) that
-# have poll queues, or skip the test.
+# 4096-byte blocks, DM_POLL_NVME_PI_DEVS, namespaces with protection
+# information, DM_POLL_NVME_MPATH_DEVS, NVMe multipath heads) that have
+# poll queues, or skip the test.
 dmp_get_nvme_devs()
 {
 	local -a devs

@@ -20,10 +20,14 @@
  *                    "r1bio" or "r10bio" (raid1's and raid10's per-bio
  *                    state), "split" (the array disk's bio_split: the
  *                    parts md_submit_polled() and the block layer split
- *                    off); an empty value gives the pool back
+ *                    off), "clone-pi" or "bio-pi" (the integrity payload
+ *                    pools of io_clone_set and bio_set, which a member
+ *                    with protection information draws on); an empty
+ *                    value gives the pool back
  *   pool=dm-N:POOL   starve POOL of the bio-based DM device /dev/dm-N: "io"
  *                    (io_bs, each bio's dm_io and first clone) or "bs"
- *                    (bs, the other clones), with lend=1 only: a task
+ *                    (bs, the other clones), or "io-pi" or "bs-pi" (their
+ *                    integrity payload pools), with lend=1 only: a task
  *                    waiting for a hidden reserve would hold up a suspend
  *   lend=1           starve the allocator only: the reserve stays and is
  *                    lent to the starved tasks, as when memory is short and
@@ -166,11 +170,28 @@ out:
 	module_put(THIS_MODULE);
 }
 
+/*
+ * The integrity payload pool of @bs, or NULL: a bio set has one only where
+ * its clones go to a device with protection information.
+ */
+static mempool_t *dmps_pi_pool(struct bio_set *bs)
+{
+#ifdef CONFIG_BLK_DEV_INTEGRITY
+	if (mempool_initialized(&bs->bio_integrity_pool))
+		return &bs->bio_integrity_pool;
+#endif
+	return NULL;
+}
+
 /* The pool @what of @mddev, or NULL if it has none */
 static mempool_t *dmps_md_pool(struct mddev *mddev, const char *what)
 {
 	int level = mddev->pers ? mddev->pers->level : -1;
 
+	if (!strcmp(what, "clone-pi"))
+		return dmps_pi_pool(&mddev->io_clone_set);
+	if (!strcmp(what, "bio-pi"))
+		return dmps_pi_pool(&mddev->bio_set);
 	if (!strcmp(what, "clone"))
 		return &mddev->io_clone_set.bio_pool;
 	if (!strcmp(what, "bio"))
@@ -199,6 +220,10 @@ static mempool_t *dmps_dm_pool(struct mapped_device *md, const char *what)
 		pool = &pools->io_bs.bio_pool;
 	else if (!strcmp(what, "bs"))
 		pool = &pools->bs.bio_pool;
+	else if (!strcmp(what, "io-pi"))
+		pool = dmps_pi_pool(&pools->io_bs);
+	else if (!strcmp(what, "bs-pi"))
+		pool = dmps_pi_pool(&pools->bs);
 	return pool && mempool_initialized(pool) ? pool : NULL;
 }
 
@@ -217,7 +242,7 @@ static int dmps_starve_md(struct gendisk *disk, const char *what)
 		__module_get(THIS_MODULE);
 		dmps_starve(pool, READ_ONCE(dmps_lend));
 	} else {
-		pr_err("pool %s refused: no such pool (clone, bio, r1bio, r10bio, split)\n",
+		pr_err("pool %s refused: no such pool (clone, bio, r1bio, r10bio, split, clone-pi, bio-pi)\n",
 		       what);
 		ret = -EINVAL;
 	}
@@ -249,7 +274,7 @@ static int dmps_starve_dm(struct gendisk *disk, const char *what)
 		dmps.dm_pools = md->mempools;
 		dmps_starve(pool, true);
 	} else {
-		pr_err("pool %s refused: no such pool (io, bs), no table, or not bio-based\n",
+		pr_err("pool %s refused: no such pool (io, bs, io-pi, bs-pi), no table, or not bio-based\n",
 		       what);
 		ret = -EINVAL;
 	}
@@ -388,7 +413,7 @@ MODULE_PARM_DESC(io_workers, "starve io_uring's workers too");
 module_param_named(lend, dmps_lend, bool, 0644);
 MODULE_PARM_DESC(lend, "leave the reserve to be lent to the starved tasks");
 module_param_cb(pool, &dmps_pool_ops, NULL, 0644);
-MODULE_PARM_DESC(pool, "MD:POOL (clone, bio, r1bio, r10bio, split) or dm-N:POOL (io, bs) to starve; empty: none");
+MODULE_PARM_DESC(pool, "MD:POOL (clone, bio, r1bio, r10bio, split, clone-pi, bio-pi) or dm-N:POOL (io, bs, io-pi, bs-pi) to starve; empty: none");
 module_param_cb(stat_starved, &dmps_stat_ops, NULL, 0444);
 MODULE_PARM_DESC(stat_starved, "allocations failed by the starvation");
 

@@ -1,0 +1,128 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# A polled bio to a device with protection information never holds the
+# reserve of its bio set's integrity payload pool.  md gives its bio sets
+# an integrity pool (a reserve of two payloads) once its members carry
+# protection information; the block layer takes a bio's payload from
+# there when it reaches the NVMe namespace, and a polled bio holds it
+# until its submitter polls.  Once
+# memory is short, a thread that polls its reads then sleeps in
+# mempool_alloc() for the payload of its next read or of its blocking
+# pwrite() while only its own polling could give the reserve back:
+# blk-mq's reaper did here (lib.sh's bound, 1 s), the NVMe timeout (30 s)
+# without it.  A polled bio's payload comes from kmalloc(), as its
+# protection buffer does.  dmp_starve (lend=1) makes the integrity pool's
+# allocator fail for iopoll_verify and leaves it the reserve;
+# iopoll_verify reads back polled at QD8 (QD32 for DM) what an unstarved
+# pass wrote, and writes with a blocking pwrite() every 10 ms, over two
+# NVMe namespaces with 8 bytes of Type 1 protection information
+# (DM_POLL_NVME_PI_DEVS; in the harness, its multipath VM machine):
+#   1. md raid1, bio_set's integrity pool (member clones);
+#   2. md raid10 near2, bio_set's integrity pool;
+#   3. md raid0, io_clone_set's integrity pool (the clones raid0 sends);
+#   4. dm-linear over md raid1, the array's bio_set's integrity pool.
+# Every read and write back within 5 s, data verified, none reaped, the
+# starved allocator called (by the blocking writes, whose payloads still
+# come from the pool) (dmp_check_lent).
+#   5. DM's bio sets have no integrity pool on 6.12 (dm_table_complete()
+#      allocates them before dm_calculate_queue_limits() finds that the
+#      table passes integrity on): a DM clone's payload comes from
+#      kmalloc() already.  dmp_starve must find none for dm-linear over a
+#      namespace with protection information; should DM grow one, this
+#      case fails until the test covers it.
+. "$(dirname "$0")/lib.sh"
+
+dmp_require_root
+dmp_require_cmds dmsetup mdadm
+dmp_get_nvme_devs 2 DM_POLL_NVME_PI_DEVS
+a=${DMP_NVME[0]} b=${DMP_NVME[1]}
+dmp_starve_load
+[ -e "$DMP_STARVE/lend" ] || ktap_exit_fail_msg "dmp_starve has no lend parameter"
+
+ktap_print_header
+ktap_set_plan 5
+
+# check_lent DESC DEV POOL SEED QD: write the first 4 MiB of DEV, see that
+# it took up its members' protection information, and check its integrity
+# payload POOL (dmp_starve's pool= value) lent (dmp_check_lent) to a read
+# pass at QD with a blocking 4 KiB write every 10 ms.  One KTAP result.
+check_lent()
+{
+	local desc=$1 dev=$2 pool=$3 seed=$4 qd=$5 out pi
+
+	pi=$(cat "$(dmp_sysfs "$dev")/integrity/format" 2>/dev/null) || pi=none
+	if [ "$pi" = none ]; then
+		ktap_test_fail "$desc: $dev has no protection information"
+		return
+	fi
+	if ! out=$("$DMP_VERIFY" -m write -s 4M -b 4k -q 8 -S "$seed" "$dev" 2>&1); then
+		echo "$out" | head -n 5 | sed 's/^/# /'
+		ktap_test_fail "$desc: cannot write $dev"
+		return
+	fi
+	dmp_check_lent "$desc ($pi)" "$dev" "$pool" 0 0 -m read -s 4M -b 4k \
+		-q "$qd" -S "$seed" -w 10 -L 5000 -T 60
+}
+
+# check_md_lent DESC SEED POOL MDADM-OPTION...: check_lent on a new array
+# of a and b.  One KTAP result.
+check_md_lent()
+{
+	local desc=$1 seed=$2 pool=$3
+
+	shift 3
+	if ! dmp_md_create "$@" -- "$a" "$b"; then
+		ktap_test_fail "$desc: cannot create the array"
+		return
+	fi
+	check_lent "$desc" "$DMP_NODE" "${DMP_NODE#/dev/}:$pool" "$seed" 8
+	dmp_cleanup
+}
+
+check_md_lent "raid1: bio_set's integrity pool lent, polled reads, blocking pwrite()s" \
+	101 bio-pi 1 --assume-clean --size=65536
+check_md_lent "raid10 near2: bio_set's integrity pool lent, polled reads, blocking pwrite()s" \
+	102 bio-pi 10 --assume-clean --layout=n2 --size=65536
+check_md_lent "raid0: io_clone_set's integrity pool lent, polled reads, blocking pwrite()s" \
+	103 clone-pi 0 --chunk=64
+
+desc="dm-linear over md raid1: the array's integrity pool lent, polled reads, blocking pwrite()s"
+if dmp_md_create 1 --assume-clean --size=65536 -- "$a" "$b"; then
+	md=$DMP_NODE
+	if dmp_dm_create pi-linear "0 131072 linear $md 0"; then
+		check_lent "$desc" "$DMP_NODE" "${md#/dev/}:bio-pi" 104 8
+		dmp_dm_remove pi-linear
+	else
+		ktap_test_fail "$desc: cannot create the device"
+	fi
+	dmp_cleanup
+else
+	ktap_test_fail "$desc: cannot create the array"
+fi
+
+desc="dm-linear: no integrity pool, its clones' payloads from kmalloc()"
+if dmp_dm_create pi-linear "0 131072 linear $a 0" &&
+	dev=$(readlink -f "$(dmp_sysfs "$DMP_NODE")"); then
+	pi=$(cat "$(dmp_sysfs "$DMP_NODE")/integrity/format" 2>/dev/null) || pi=none
+	echo iopoll_verify >"$DMP_STARVE/comm"
+	echo 1 >"$DMP_STARVE/lend"
+	for pool in io-pi bs-pi; do
+		if echo "${dev##*/}:$pool" 2>/dev/null >"$DMP_STARVE/pool"; then
+			found=$pool
+			dmp_starve_feed
+		fi
+	done
+	dmp_starve_feed
+	if [ "$pi" = none ]; then
+		ktap_test_fail "$desc: dm-linear took no protection information up"
+	elif [ -n "${found:-}" ]; then
+		ktap_test_fail "$desc: DM's $found is an integrity pool: cover it here"
+	else
+		ktap_test_pass "$desc ($pi)"
+	fi
+	dmp_dm_remove pi-linear
+else
+	ktap_test_fail "$desc: cannot create the device"
+fi
+ktap_finished
