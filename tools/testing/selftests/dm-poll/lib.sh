@@ -275,11 +275,13 @@ dmp_starve_feed()
 # the reaper completed nothing (no write waited for polled reads), the
 # starved allocator was called and, if AGAIN is 1, DEV ended some bios
 # with BLK_STS_AGAIN: the submissions that could not be sent without the
-# reserve were unwound.  One KTAP result.
+# reserve were unwound.  With DMP_LENT_PER_WRITE=N, the starved allocator
+# must have been called exactly N times for each blocking write, so never
+# for a polled read.  One KTAP result.
 dmp_check_lent()
 {
 	local desc=$1 dev=$2 pool=$3 workers=$4 again=$5 out starved reaped
-	local writes filter n=0 rc=0
+	local writes filter n=0 rc=0 per_write=${DMP_LENT_PER_WRITE:-}
 
 	shift 5
 	if ! filter=$(dmp_again_filter "$dev") ||
@@ -315,6 +317,9 @@ dmp_check_lent()
 		ktap_test_fail "$desc: a blocking write waited for polled reads' reserve"
 	elif [ "$starved" -eq 0 ]; then
 		ktap_test_fail "$desc: iopoll_verify never allocated from the starved pool"
+	elif [ -n "$per_write" ] && [ "$starved" != $((writes * per_write)) ]; then
+		echo "# $desc: $writes blocking writes of $per_write bios each"
+		ktap_test_fail "$desc: the polled reads allocated from the starved pool"
 	elif [ "$again" = 1 ] && [ "${n:-0}" -eq 0 ]; then
 		ktap_test_fail "$desc: starved, but no bio was unwound with BLK_STS_AGAIN"
 	else
