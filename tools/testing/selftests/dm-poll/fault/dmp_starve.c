@@ -51,6 +51,7 @@
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/sched.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
 
@@ -110,13 +111,30 @@ static void *dmps_alloc(gfp_t gfp, void *pool_data)
 /*
  * Starve @pool: make its allocator fail and, unless it is lent, hide its
  * reserve and keep mempool_free() from refilling it (with min_nr 0 it
- * frees every element).  The elements stay where mempool keeps them, as
- * it keeps them (poisoned for KASAN): only mempool may move them.
+ * frees every element).  A hidden reserve stays where mempool keeps it,
+ * as it keeps it (poisoned for KASAN): only mempool may move it.
+ *
+ * mempool poisons what it puts in its reserve, and unpoisons what it
+ * takes out, only while ->alloc is its own (kasan_poison_element()): a
+ * lent reserve is taken out before ->alloc changes and given back after,
+ * unpoisoned, so that KASAN does not take its use for a use after free.
  */
-static void dmps_starve(mempool_t *pool, bool lend)
+static int dmps_starve(mempool_t *pool, bool lend)
 {
+	void **lent = NULL;
 	unsigned long flags;
+	int n = 0;
 
+	if (lend) {
+		lent = kmalloc_array(pool->min_nr, sizeof(*lent), GFP_KERNEL);
+		if (!lent)
+			return -ENOMEM;
+		for (; n < pool->min_nr; n++) {
+			lent[n] = mempool_alloc_preallocated(pool);
+			if (!lent[n])
+				break;
+		}
+	}
 	dmps.pool = pool;
 	dmps.alloc = pool->alloc;
 	dmps.hidden = !lend;
@@ -129,6 +147,10 @@ static void dmps_starve(mempool_t *pool, bool lend)
 	}
 	WRITE_ONCE(pool->alloc, dmps_alloc);
 	spin_unlock_irqrestore(&pool->lock, flags);
+	while (n)
+		mempool_free(lent[--n], pool);
+	kfree(lent);
+	return 0;
 }
 
 /* Give the starved pool back its allocator and its reserve */
@@ -239,8 +261,9 @@ static int dmps_starve_md(struct gendisk *disk, const char *what)
 		return ret;
 	pool = dmps_md_pool(mddev, what);
 	if (pool) {
-		__module_get(THIS_MODULE);
-		dmps_starve(pool, READ_ONCE(dmps_lend));
+		ret = dmps_starve(pool, READ_ONCE(dmps_lend));
+		if (!ret)
+			__module_get(THIS_MODULE);
 	} else {
 		pr_err("pool %s refused: no such pool (clone, bio, r1bio, r10bio, split, clone-pi, bio-pi)\n",
 		       what);
@@ -269,10 +292,12 @@ static int dmps_starve_dm(struct gendisk *disk, const char *what)
 	mutex_lock(&md->suspend_lock);
 	pool = dmps_dm_pool(md, what);
 	if (pool) {
-		__module_get(THIS_MODULE);
-		dmps.dm = md;
-		dmps.dm_pools = md->mempools;
-		dmps_starve(pool, true);
+		ret = dmps_starve(pool, true);
+		if (!ret) {
+			__module_get(THIS_MODULE);
+			dmps.dm = md;
+			dmps.dm_pools = md->mempools;
+		}
 	} else {
 		pr_err("pool %s refused: no such pool (io, bs, io-pi, bs-pi), no table, or not bio-based\n",
 		       what);
