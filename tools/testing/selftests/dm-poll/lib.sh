@@ -238,7 +238,8 @@ dmp_on_exit()
 # dmp_starve_load: load the test module dmp_starve (fault/dmp_starve.c),
 # looked for at DMPS_KO, unless it is loaded; at the test's end give back
 # the pool it starves, then unload it if this test loaded it.  Sets
-# DMP_STARVE, its parameters' directory.
+# DMP_STARVE, its parameters' directory; fails the test if the module has
+# no lend parameter.
 dmp_starve_load()
 {
 	local ko=${DMPS_KO:-/lib/modules/stackpoll/dmp_starve.ko}
@@ -253,6 +254,8 @@ dmp_starve_load()
 		insmod "$ko" || ktap_exit_fail_msg "cannot load $ko"
 		dmp_on_exit "rmmod dmp_starve"
 	fi
+	[ -e "$DMP_STARVE/lend" ] ||
+		ktap_exit_fail_msg "dmp_starve has no lend parameter: an older build"
 }
 
 # dmp_starve_feed: end the starvation dmp_starve_load's module keeps up;
