@@ -1242,10 +1242,12 @@ dmp_kprobe_bio_status()
 # may also fail with those errnos: what was written is still read back
 # and verified, and each ring must get some I/O through.  DMP_LOAD_BASE (bytes)
 # moves the slices up; DMP_LOAD_ARGS adds iopoll_verify options (-A, -b).
-# One KTAP result.
+# Says how often blk-mq's reaper completed polled requests meanwhile (the
+# test's end fails it for any: dmp_reaped_check).  One KTAP result.
 dmp_rings_under_load()
 {
 	local desc=$1 dev=$2 rings=$3 cycles=$4 slice r i rc=0 suspends busy
+	local reaped
 	# Its own files: CMD may be another dmp_rings_under_load.
 	local tmp=/tmp/dmp-load.$$.$((DMP_NLOADS++)) pids=()
 	local base=${DMP_LOAD_BASE:-0}
@@ -1266,6 +1268,7 @@ dmp_rings_under_load()
 	slice=$((($(dmp_sectors "$dev") * 512 - base) / rings))
 	[ "$slice" -le $((32 << 20)) ] || slice=$((32 << 20))
 	rm -f "$tmp.stop"
+	reaped=$(dmp_poll_reaped)
 	for ((r = 0; r < rings; r++)); do
 		rm -f "$tmp.$r.ready"
 		dmp_load_ring "$tmp.stop" "$dev" $((121 + r)) "${args[@]}" \
@@ -1301,7 +1304,9 @@ dmp_rings_under_load()
 		dmp_load_ended "${pids[$r]}"
 	done
 	rm -f "$tmp.stop"
-	echo "# $desc: $rings rings, $cycles cycles"
+	# The test's end fails it for any reap; this says which load met it.
+	echo "# $desc: $rings rings, $cycles cycles, the reaper's polls" \
+		"completed polled requests $(($(dmp_poll_reaped) - reaped)) times"
 	desc="$desc under polled load ($rings rings)"
 	if [ "$rc" = 0 ]; then
 		ktap_test_pass "$desc: all I/O done and verified"
