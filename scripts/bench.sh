@@ -19,7 +19,7 @@
 # job "bench noregress", a VM run of its own per kernel): interrupt-driven
 # I/O only, io_uring without hipri, pvsync2 with RWF_NOWAIT, libaio and
 # psync, 4 KiB and 128 KiB across a chunk or target boundary, through
-# every stack (15 stack functions nr_NAME, 148 points), each point base
+# every stack (15 stack functions nr_NAME, 149 points), each point base
 # against ours (ours_to_base, flagged over 1.01).  Among them
 # md_raid1_jobs, md raid1 and raid10 4 KiB reads from 4 jobs, and, last,
 # dm_striped_again, 128 KiB across a dm-striped chunk over null_blk of 2
@@ -113,13 +113,13 @@ note_ours() {
 	built="$built $(date -r "$(sp_obj patched)/kernel-modules.cpio" '+%F %T')"
 	ours_commit="$head, the HEAD of build/kernel/patched/src at boot; $built"
 }
-# The section's VM run per kernel: its 148 points run REPS times each, and
+# The section's VM run per kernel: its 149 points run REPS times each, and
 # 8 runs more (dm_striped_again's traced BLK_STS_AGAIN counts), a run
 # taking 2.9 wall seconds here at RUNTIME=1 with other VMs beside it
 # (804 s for 138 points, base, 2026-12-06): say 3 per guest second and 2
 # more (fio's start, the set-up of the stacks), twice that, and the boot.
 # STACKS runs fewer: the same bound.
-noregress_timeout=$((600 + 2 * (148 * reps + 8) * (runtime * 3 + 2)))
+noregress_timeout=$((600 + 2 * (149 * reps + 8) * (runtime * 3 + 2)))
 # The smoke's no-regression bound, ours' instructions per I/O over base's
 # (scripts/bench-report.py flags 1.01 in make bench): on three boots of
 # each kernel, each point repeated within 0.2%, ours/base at most 1.002.

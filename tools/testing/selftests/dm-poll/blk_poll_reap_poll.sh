@@ -19,7 +19,13 @@
 #      nothing reaped: the freezes poll;
 #   3. io_poll_reap_ms: blk_mq.poll_reap_ms's default (10), which lib.sh
 #      raised for the test, on the namespace and on a new null_blk queue,
-#      not on a DM device; polled I/O with it at 0 (the reaper off).
+#      not on a DM device; polled I/O with it at 0 (the reaper off);
+#   4. reads just started on a poll queue that nobody polled for longer
+#      than the bound, as after a controller reset, are left to their
+#      submitter until they are that old: the worker looks while they are
+#      young and leaves them (it reaped them at once, and a ring on
+#      md raid0 or dm-striped met it after each reset of
+#      rel_nvme_reset_poll.sh now and then).
 # Reaps are case 1's point, so the test does not fail on them (lib.sh).
 . "$(dirname "$0")/lib.sh"
 
@@ -41,7 +47,7 @@ dmp_on_exit "echo $saved >$sys/scheduler; rm -rf $tmp"
 modprobe -q mq-deadline-iosched || true
 
 ktap_print_header
-ktap_set_plan 3
+ktap_set_plan 4
 
 [ -d /sys/kernel/debug/block ] || ktap_exit_fail_msg "debugfs is not mounted"
 [ -r "$DMP_REAPED_FILE" ] ||
@@ -164,5 +170,67 @@ if reap_attr; then
 	ktap_test_pass "$dev: io_poll_reap_ms"
 else
 	ktap_test_fail "$dev: io_poll_reap_ms"
+fi
+
+# uptime_ms: the guest's uptime in milliseconds.
+uptime_ms()
+{
+	awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime
+}
+
+# 4. Thread A's reads are reaped, the worker is due again a bound later;
+# thread B's reads go in flight, unpolled, before it is due and B polls
+# again after it was: B's reads were younger than the bound when it
+# looked.  All on one CPU: one poll queue, one worker.
+reap_young()
+{
+	local r=$reap_ms t=0 before ta tb te pid rc=0
+
+	[ -n "$r" ] || { echo "# no $sys/io_poll_reap_ms"; return 1; }
+	taskset -pc 0 "$BASHPID" >/dev/null || return 1
+	mkdir -p "$tmp/a" "$tmp/b"
+	# Nothing in flight for two bounds: the worker has stopped.
+	sleep "$(awk "BEGIN { print $r * 2 / 1000 }")"
+	before=$(dev_reaped)
+	dmp_hold_start "$tmp/a" "$dev" 41 -L 60000 || return 1
+	while [ "$(dev_reaped)" = "$before" ] && [ "$t" -lt $((r / 50 + 10)) ]; do
+		sleep 0.1
+		t=$((t + 1))
+	done
+	ta=$(uptime_ms)
+	[ "$(dev_reaped)" != "$before" ] ||
+		{ echo "# A's reads were not reaped"; dmp_hold_end "$tmp/a"; return 1; }
+	sleep "$(awk "BEGIN { print $r * 0.3 / 1000 }")"
+	before=$(dev_reaped)
+	"$DMP_VERIFY" -m read -s 8M -b 4k -q 8 -S 41 -w 1000 -L 60000 -T 120 \
+		-H "$tmp/b/ready,$tmp/b/go" "$dev" >"$tmp/b/out" 2>&1 &
+	pid=$!
+	t=0
+	while [ ! -e "$tmp/b/ready" ] && kill -0 "$pid" 2>/dev/null && [ "$t" -lt 100 ]; do
+		sleep 0.01
+		t=$((t + 1))
+	done
+	tb=$(uptime_ms)
+	sleep "$(awk "BEGIN { print $r * 1.2 / 1000 }")"
+	te=$(uptime_ms)
+	[ "$(dev_reaped)" = "$before" ] ||
+		{ echo "# B's reads, younger than the bound, were reaped"; rc=1; }
+	touch "$tmp/b/go"
+	wait "$pid" || { sed 's/^/# /' "$tmp/b/out"; rc=1; }
+	dmp_hold_end "$tmp/a" >/dev/null || rc=1
+	echo "# A's reads reaped by $((ta % 100000)) ms; B's unpolled from" \
+		"$((tb % 100000)) to $((te % 100000)) ms; the worker was due at about" \
+		"$(((ta + r) % 100000)) ms"
+	if [ ! -e "$tmp/b/ready" ] || [ "$tb" -ge $((ta + r - 100)) ] ||
+		[ "$te" -ge $((ta + 2 * r)) ]; then
+		echo "# B's reads were not in flight when the worker was due: timing"
+		rc=1
+	fi
+	return "$rc"
+}
+if (reap_young); then
+	ktap_test_pass "$dev: polled reads younger than the bound are left to their poller"
+else
+	ktap_test_fail "$dev: polled reads younger than the bound are left to their poller"
 fi
 ktap_finished

@@ -4,12 +4,13 @@
 # io_uring's block discard command (BLOCK_URING_CMD_DISCARD) through the
 # DM targets that take discards, now that they take REQ_NOWAIT bios.
 # io_uring issues the command nonblocking first: the discard bio carries
-# REQ_NOWAIT.  linear and striped pass it on, thin defers it to its
-# worker; dm-raid, snapshot and clone fail it with BLK_STS_AGAIN in ->map,
-# and DM fails it so while suspended.  The command sends a discard that
-# ended with -EAGAIN again from io-wq, blocking (block/ioctl.c
-# blk_cmd_complete()), as io_uring does one that ->uring_cmd fails with
-# -EAGAIN at once (a discard of more than one bio): no -EAGAIN may reach
+# REQ_NOWAIT.  linear and striped pass it on; thin, dm-raid and snapshot
+# hand it to a worker of theirs without REQ_NOWAIT, and clone to its
+# worker unless the regions are hydrated; DM fails it with BLK_STS_AGAIN
+# while suspended.  The command sends a discard that ended with -EAGAIN
+# again from io-wq, blocking (block/ioctl.c blk_cmd_complete()), as
+# io_uring does one that ->uring_cmd fails with -EAGAIN at once (a
+# discard of more than one bio): no -EAGAIN may reach
 # the application, and every discard reported done must have zeroed its
 # range on these null_blk devices (memory backed, discard=1), which thin,
 # raid and the snapshot's COW pass it down to or zero.  The second issue
