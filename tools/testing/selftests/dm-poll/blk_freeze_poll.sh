@@ -11,7 +11,9 @@
 #   1. NVMe namespace: an I/O scheduler switch, from none and back;
 #   2. NVMe namespace: an nr_requests write;
 #   3. md raid1 of two namespaces: a member's scheduler switched under
-#      the reads (the thread's write then goes to both members).
+#      the reads (the thread's write then goes to both members);
+#   4. the same under md raid10 (near 2 copies), whose polled reads md
+#      also counts apart.
 # Then the thread writes, reads on and verifies its data: without the fix
 # that write waits for the freeze, which waits for the thread's reads,
 # until the NVMe timeout handler polls them.
@@ -28,7 +30,7 @@ modprobe -q mq-deadline-iosched || true
 bound=10
 
 ktap_print_header
-ktap_set_plan 3
+ktap_set_plan 4
 
 for d in "$a" "$b"; do
 	sys=$(dmp_sysfs "$d")/queue
@@ -103,16 +105,30 @@ else
 	ktap_test_fail "${a#/dev/}: an nr_requests write with polled reads held"
 fi
 
-# The reads go to either member (read_balance()): at least one of the
-# two switches must have had some on its queue.
-shown=0
-if dmp_md_create 1 --assume-clean --size=65536 -- "$a" "$b" &&
-	freeze_held "$b" "$DMP_NODE" 14 scheduler "$(other_sched "$b")" &&
-	shown=$((shown + FROZEN_READS)) &&
-	freeze_held "$a" "$DMP_NODE" 15 scheduler "$(other_sched "$a")" &&
-	FROZEN_READS=$((shown + FROZEN_READS)) && freeze_shown "raid1"; then
-	ktap_test_pass "raid1: a member's scheduler switch with polled reads held"
-else
-	ktap_test_fail "raid1: a member's scheduler switch with polled reads held"
-fi
+# member_switches LEVEL SEED: the reads go to either member
+# (read_balance()): at least one of the two switches must have had some on
+# its queue.  The array is stopped after.
+member_switches()
+{
+	local shown=0 rc=0
+
+	if dmp_md_create "$1" --assume-clean --size=65536 -- "$a" "$b" &&
+		freeze_held "$b" "$DMP_NODE" "$2" scheduler "$(other_sched "$b")" &&
+		shown=$((shown + FROZEN_READS)) &&
+		freeze_held "$a" "$DMP_NODE" $(($2 + 1)) scheduler "$(other_sched "$a")" &&
+		FROZEN_READS=$((shown + FROZEN_READS)) && freeze_shown "raid$1"; then
+		:
+	else
+		rc=1
+	fi
+	dmp_cleanup
+	return "$rc"
+}
+for level in 1 10; do
+	if member_switches "$level" $((14 + level)); then
+		ktap_test_pass "raid$level: a member's scheduler switch with polled reads held"
+	else
+		ktap_test_fail "raid$level: a member's scheduler switch with polled reads held"
+	fi
+done
 ktap_finished
