@@ -235,7 +235,8 @@ reap_young()
 		"from $((tb % 100000)) ms, still at $((tm % 100000)) ms (the worker" \
 		"due at about $(((ta + r) % 100000)) ms), reaped by $((te % 100000)) ms"
 	if [ ! -e "$tmp/b/ready" ] || [ "$tb" -gt $((ta + r * 85 / 100)) ] ||
-		[ "$tm" -lt $((ta + r * 115 / 100)) ] || [ $((tm - tb)) -gt $((r * 95 / 100)) ]; then
+		[ "$tm" -lt $((ta + r * 115 / 100)) ] ||
+		[ $((tm - tb)) -gt $((r * 95 / 100)) ]; then
 		echo "# B's reads were not in flight, younger than the bound, while" \
 			"the worker looked: timing"
 		return 2
