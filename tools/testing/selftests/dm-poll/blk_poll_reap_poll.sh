@@ -178,6 +178,18 @@ uptime_ms()
 	awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime
 }
 
+# wait_reaped COUNT: until dev_reaped is past COUNT, for twice the bound
+# and half a second at most.
+wait_reaped()
+{
+	local t=0
+
+	while [ "$(dev_reaped)" = "$1" ] && [ "$t" -lt $((reap_ms / 25 + 10)) ]; do
+		sleep 0.05
+		t=$((t + 1))
+	done
+}
+
 # 4. Thread A's reads are reaped, the worker is due again a bound later;
 # thread B's reads go in flight, unpolled, before it is due: they are
 # younger than the bound when it looks, which leaves them, and older at
@@ -195,10 +207,7 @@ reap_young()
 	sleep "$(awk "BEGIN { print $r * 2 / 1000 }")"
 	before=$(dev_reaped)
 	dmp_hold_start "$tmp/a" "$dev" 41 -L 60000 || return 1
-	while [ "$(dev_reaped)" = "$before" ] && [ "$t" -lt $((r / 20 + 10)) ]; do
-		sleep 0.05
-		t=$((t + 1))
-	done
+	wait_reaped "$before"
 	ta=$(uptime_ms)
 	[ "$(dev_reaped)" != "$before" ] ||
 		{ echo "# A's reads were not reaped"; dmp_hold_end "$tmp/a"; return 1; }
@@ -220,11 +229,7 @@ reap_young()
 	[ "$(dev_reaped)" = "$before" ] ||
 		{ echo "# B's reads, younger than the bound, were reaped"; rc=1; }
 	# The next look, a bound later, finds them older.
-	t=0
-	while [ "$(dev_reaped)" = "$before" ] && [ "$t" -lt $((r / 20 + 10)) ]; do
-		sleep 0.05
-		t=$((t + 1))
-	done
+	wait_reaped "$before"
 	te=$(uptime_ms)
 	[ "$(dev_reaped)" != "$before" ] ||
 		{ echo "# B's reads, older than the bound since, were not reaped"; rc=1; }
