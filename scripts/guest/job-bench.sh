@@ -936,7 +936,8 @@ nr_dm_cache_wb()
 # from a cached extent into one that is not: a read is split where the
 # cached blocks end (and each cached block is a bio of its own); a write
 # where its halves lie apart in the cache.  Writes change what is
-# cached: each of their runs starts anew.
+# cached: each of their runs starts anew.  Two jobs contend for
+# writecache's lock, which a REQ_NOWAIT bio only tries.
 nr_dm_writecache()
 {
 	dmp_nullb_create nr-wcssd size=256 queue_mode=2 submit_queues=1 irqmode=0 \
@@ -949,9 +950,10 @@ nr_dm_writecache()
 	nr_wc_fresh || return 1
 	echo "BOUNDARY|dm-writecache|from a cached 64 KiB extent into one not cached (I/O at 128 KiB offsets)"
 	nr_run dm-writecache "$DMP_NODE" "" io_uring/4k-randread-qd1 io_uring/4k-randread-qd16 \
-		io_uring/128k-randread-qd16
+		io_uring/128k-randread-qd16 io_uring/4k-randread-qd16-2jobs
 	NR_PREP=nr_wc_fresh
-	nr_run dm-writecache "$DMP_NODE" "" io_uring/4k-randwrite-qd16 io_uring/128k-randwrite-qd16
+	nr_run dm-writecache "$DMP_NODE" "" io_uring/4k-randwrite-qd16 io_uring/128k-randwrite-qd16 \
+		io_uring/4k-randwrite-qd16-2jobs
 	NR_PREP=
 	stack_down
 	stack_down

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # io_uring's block discard command (BLOCK_URING_CMD_DISCARD) through the
-# DM targets that take discards, now that they take REQ_NOWAIT bios.
+# DM targets that take discards, now that they take REQ_NOWAIT bios, and
+# through md raid5.
 # io_uring issues the command nonblocking first: the discard bio carries
 # REQ_NOWAIT.  linear and striped pass it on; thin, dm-raid and snapshot
 # hand it to a worker of theirs without REQ_NOWAIT, and clone to its
@@ -143,7 +144,7 @@ discard_set()
 }
 
 ktap_print_header
-ktap_set_plan 34
+ktap_set_plan 35
 
 # nullb_set PREFIX N: N null_blk devices of 64 MiB that zero what they
 # discard, in NB.
@@ -240,6 +241,21 @@ check_discard "dm-raid raid5: inline discards of a stripe" "$DMP_NODE" \
 	-w -z -o 1M -l 128k -t 256k -n 16 -q 8 -S 6
 check_discard "dm-raid raid5: inline discards of a stripe, SQE reused at once" "$DMP_NODE" \
 	-w -z -o 12M -l 128k -t 256k -n 16 -q 8 -s 1 -S 7
+cleanup_stack
+
+# md raid5 itself, with raid456's devices_handle_discard_safely: it fails
+# a REQ_NOWAIT discard with BLK_STS_AGAIN.  It used to leave it unended
+# (a WARN, and a command that never completes).
+nullb_set m 3
+modprobe -q raid456 || true
+param=/sys/module/raid456/parameters/devices_handle_discard_safely
+old=$(cat "$param")
+echo Y >"$param"
+dmp_on_exit "echo $old >$param"
+dmp_md_create 5 --assume-clean --bitmap=none --chunk=64 -- "${NB[@]}" ||
+	ktap_exit_fail_msg "cannot create md raid5"
+check_discard "md raid5: inline discards of a stripe" "$DMP_NODE" \
+	-w -z -o 1M -l 128k -t 256k -n 16 -q 8 -S 9
 cleanup_stack
 
 # snapshot with discard_zeroes_cow, 8 KiB chunks: a discard of a chunk

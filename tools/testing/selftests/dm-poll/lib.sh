@@ -1184,6 +1184,38 @@ dmp_submit_sleeps()
 	return "$rc"
 }
 
+# dmp_check_no_sleep DESC FILTER WHAT NONE CMD...: run CMD, a fio load
+# whose terse output is /tmp/fio.terse, counting fio's sleeps in the
+# submit path (dmp_submit_sleeps) and the block_bio_complete events that
+# FILTER (dmp_again_filter) matches, WHAT ("writes md", "bios to X") that
+# ended with BLK_STS_AGAIN.  Pass when CMD succeeded, fio never slept
+# there and some event matched; NONE says what no match means.  One KTAP
+# result.
+dmp_check_no_sleep()
+{
+	local desc=$1 filter=$2 what=$3 none=$4 again n rc=0
+	shift 4
+
+	if ! dmp_count_start block/block_bio_complete dev "$filter"; then
+		ktap_test_fail "$desc: cannot count block_bio_complete events"
+		return
+	fi
+	n=$(dmp_submit_sleeps fio "$@") || rc=$?
+	again=$(dmp_count_stop block/block_bio_complete dev "$filter")
+	echo "# $desc: ${n:-uncounted} sleeps in the submit path," \
+		"${again:-0} $what ended with BLK_STS_AGAIN"
+	if [ "$rc" != 0 ]; then
+		sed 's/^/# /' /tmp/dmp-submit-sleeps.out /tmp/fio.terse | tail -3
+		ktap_test_fail "$desc: I/O failed"
+	elif [ "${n:-x}" != 0 ]; then
+		ktap_test_fail "$desc: slept in the submit path"
+	elif [ "${again:-0}" -eq 0 ]; then
+		ktap_test_fail "$desc: $none"
+	else
+		ktap_test_pass "$desc: no sleep in the submit path"
+	fi
+}
+
 # dmp_kprobe_calls FUNC: count the calls of the kernel function FUNC from
 # now on, through a kprobe event; DMP_KPROBE_EV is the event, for
 # dmp_count_peek, and for dmp_count_stop with key common_pid and filter

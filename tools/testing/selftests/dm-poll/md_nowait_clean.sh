@@ -44,31 +44,19 @@ load()
 # BLK_STS_AGAIN, and every one was done and verified.  One KTAP result.
 check_clean()
 {
-	local desc=$1 dev=$2 filter again n sys rc=0
+	local desc=$1 dev=$2 filter sys
 	shift 2
 
 	sys=$(dmp_sysfs "$dev")/md
 	echo 0.010 >"$sys/safe_mode_delay" || { ktap_test_fail "$desc: safe_mode_delay"; return; }
-	if ! filter=$(dmp_again_filter "$dev") ||
-		! dmp_count_start block/block_bio_complete dev "$filter"; then
-		ktap_test_fail "$desc: cannot count block_bio_complete events"
-		return
-	fi
-	n=$(dmp_submit_sleeps fio load "$dev" "$@") || rc=$?
-	again=$(dmp_count_stop block/block_bio_complete dev "$filter")
-	echo 0 >"$sys/safe_mode_delay"
-	echo "# $desc: ${n:-uncounted} sleeps in the submit path," \
-		"${again:-0} writes md ended with BLK_STS_AGAIN; array $(cat "$sys/array_state")"
-	if [ "$rc" != 0 ]; then
-		sed 's/^/# /' /tmp/dmp-submit-sleeps.out /tmp/fio.terse | tail -3
-		ktap_test_fail "$desc: I/O failed"
-	elif [ "${n:-x}" != 0 ]; then
-		ktap_test_fail "$desc: slept in the submit path"
-	elif [ "${again:-0}" -eq 0 ]; then
-		ktap_test_fail "$desc: no write found the array clean"
+	if filter=$(dmp_again_filter "$dev"); then
+		dmp_check_no_sleep "$desc" "$filter" "writes md" \
+			"no write found the array clean" load "$dev" "$@"
 	else
-		ktap_test_pass "$desc: no sleep in the submit path"
+		ktap_test_fail "$desc: no device number for $dev"
 	fi
+	echo 0 >"$sys/safe_mode_delay"
+	echo "# $desc: array $(cat "$sys/array_state")"
 }
 
 dmp_md_create 1 --assume-clean --size=65536 -- "$a" "$b" ||

@@ -18,17 +18,20 @@
 #   1. raid1, bio_set (member clones of reads and writes);
 #   2. raid1, io_clone_set (accounting clones);
 #   3. raid10 near2, bio_set;
-#   4. raid0, io_clone_set (the clones linear and raid0 send below);
-#   5. raid0, the disk's bio_split, 128 KiB reads and writes across 64 KiB
+#   4. raid10 near2, io_clone_set;
+#   5. raid0, io_clone_set (the clones linear and raid0 send below);
+#   6. raid0, the disk's bio_split, 128 KiB reads and writes across 64 KiB
 #      chunks: the parts md splits polled bios into, and the split of the
 #      write (pwrite() of 128 KiB);
-#   6. raid1, bio_set, every read issued by io_uring's workers (IOSQE_ASYNC,
-#      without REQ_NOWAIT, io_workers=1): polled reads that may wait.
+#   7. raid1, bio_set, every read issued by io_uring's workers (IOSQE_ASYNC,
+#      without REQ_NOWAIT, io_workers=1): polled reads that may wait;
+#   8. linear, io_clone_set;
+#   9. raid1, r1bio_pool, and 10. raid10 near2, r10bio_pool: their reserve
+#      of 256 outlasts a ring's reads here, so no write would wait; a
+#      polled read that drew on it would not end with BLK_STS_AGAIN.
 # Every read and write back within 5 s, data verified, none reaped, the
-# starved allocator called and, but in case 6, some bios of the array
-# ended with BLK_STS_AGAIN (dmp_check_lent).  r1bio_pool and r10bio_pool take the
-# same path with a reserve of 256, more reads than a ring keeps in flight
-# here.
+# starved allocator called and, but in case 7, some bios of the array
+# ended with BLK_STS_AGAIN (dmp_check_lent).
 . "$(dirname "$0")/lib.sh"
 
 dmp_require_root
@@ -38,7 +41,7 @@ a=${DMP_NVME[0]} b=${DMP_NVME[1]}
 dmp_starve_load
 
 ktap_print_header
-ktap_set_plan 6
+ktap_set_plan 10
 
 # check_lent DESC POOL SEED BS [IO-WORKERS [OPTION...]]: write the first
 # 4 MiB (16 MiB for a BS over 4k) of the array at DMP_NODE (of a and b)
@@ -85,6 +88,10 @@ dmp_md_create 10 --assume-clean --layout=n2 --size=65536 -- "$a" "$b" ||
 	ktap_exit_fail_msg "cannot create md raid10"
 check_lent "raid10 near2: bio_set lent, polled reads, blocking pwrite()s" bio 83 4k
 dmp_cleanup
+dmp_md_create 10 --assume-clean --layout=n2 --size=65536 -- "$a" "$b" ||
+	ktap_exit_fail_msg "cannot create md raid10"
+check_lent "raid10 near2: io_clone_set lent, polled reads, blocking pwrite()s" clone 87 4k
+dmp_cleanup
 dmp_md_create 0 --chunk=64 -- "$a" "$b" ||
 	ktap_exit_fail_msg "cannot create md raid0"
 check_lent "raid0: io_clone_set lent, polled reads, blocking pwrite()s" clone 84 4k
@@ -95,4 +102,17 @@ dmp_md_create 1 --assume-clean --size=65536 -- "$a" "$b" ||
 	ktap_exit_fail_msg "cannot create md raid1"
 check_lent "raid1: bio_set lent, polled reads from io-wq, blocking pwrite()s" \
 	bio 86 4k 1 -A
+dmp_cleanup
+dmp_md_create linear -- "$a" "$b" ||
+	ktap_exit_fail_msg "cannot create md linear"
+check_lent "linear: io_clone_set lent, polled reads, blocking pwrite()s" clone 88 4k
+dmp_cleanup
+dmp_md_create 1 --assume-clean --size=65536 -- "$a" "$b" ||
+	ktap_exit_fail_msg "cannot create md raid1"
+check_lent "raid1: r1bio_pool lent, polled reads, blocking pwrite()s" r1bio 89 4k
+dmp_cleanup
+dmp_md_create 10 --assume-clean --layout=n2 --size=65536 -- "$a" "$b" ||
+	ktap_exit_fail_msg "cannot create md raid10"
+check_lent "raid10 near2: r10bio_pool lent, polled reads, blocking pwrite()s" \
+	r10bio 90 4k
 ktap_finished
