@@ -18,7 +18,9 @@
 # none of the work for DM or md was queued bound to the poller's CPU,
 # and no I/O took 100 ms or more, its data verified.  When DM queued
 # its retries on the CPU that saw the BLK_STS_AGAIN, as Linux 6.12 does,
-# each waited for the fair server, about a second.
+# each waited for the fair server, about a second; and so did a request
+# waiting in mq-deadline for a tag, whose queue run blk-mq queued to
+# kblockd on the poller's CPU.
 . "$(dirname "$0")/lib.sh"
 
 dmp_require_root
@@ -139,7 +141,7 @@ fifo_read()
 }
 
 ktap_print_header
-ktap_set_plan 4
+ktap_set_plan 5
 dmp_on_exit "echo $(cat "$rt") >$rt"
 echo -1 >"$rt" || ktap_exit_fail_msg "cannot turn RT throttling off"
 dmp_on_exit "echo $(cat "$wq_mask") >$wq_mask"
@@ -164,6 +166,15 @@ c=$DMP_NODE
 dmp_dm_create fifo-linear "0 65536 linear $c 0" ||
 	ktap_exit_fail_msg "cannot create dm-linear"
 fifo_read "dm-linear over one tag, polled" "$c" "$DMP_NODE" -s 16M -b 4k -q 4
+# With an I/O scheduler, a request that finds the tag taken waits in the
+# scheduler for a queue run, which the completion that frees the tag
+# queues to kblockd (blk_mq_sched_restart()).
+echo mq-deadline >"$(dmp_sysfs "$c")/queue/scheduler" ||
+	ktap_exit_fail_msg "cannot set mq-deadline"
+fifo_read "dm-linear over one tag with mq-deadline, polled" "$c" "$DMP_NODE" \
+	-s 16M -b 4k -q 4
+echo none >"$(dmp_sysfs "$c")/queue/scheduler" ||
+	ktap_exit_fail_msg "cannot set scheduler none"
 dmp_dm_remove fifo-linear
 
 dmp_dm_create fifo-crypt "0 65536 crypt aes-xts-plain64 $KEY 0 $c 0" ||
