@@ -23,6 +23,9 @@
 #                               namespaces that carry protection
 #                               information (8 bytes of metadata, Type 1,
 #                               in a separate buffer); no virtio
+#                    isolated   the default machine with its last CPU
+#                               isolated (isolcpus=), as a real-time
+#                               poller's CPU is on a real machine
 #
 # Output: build/logs/NAME.console (serial console, kernel log) and
 # build/logs/NAME.out (the job's output, from the second serial port).
@@ -58,9 +61,9 @@ initrd=$SP_BUILD/initramfs/initramfs.cpio
 [ -f "$initrd" ] || die "no initramfs at $initrd (run scripts/initramfs.sh)"
 need_cmds qemu-system-x86_64 timeout
 case $machine in
-default) images='nvme0 nvme1 virtio0' ;;
+default | isolated) images='nvme0 nvme1 virtio0' ;;
 multipath) images='nvme0 nvme1 mpath0 n4k0 n4k1 pi0 pi1' ;;
-*) die "vm-run.sh: unknown machine '$machine' (default, multipath)" ;;
+*) die "vm-run.sh: unknown machine '$machine' (default, multipath, isolated)" ;;
 esac
 
 vm=$SP_BUILD/vm${SP_VM_SLOT:+/$SP_VM_SLOT}
@@ -109,6 +112,7 @@ append="console=ttyS0 panic=-1 loglevel=6 slab_nomerge"
 append="$append $nvme_args"
 append="$append null_blk.nr_devices=0 null_blk.poll_queues=2"
 append="$append $ns_args sp.job=$job${extra:+ $extra}"
+[ "$machine" = isolated ] && append="$append isolcpus=$((smp - 1))"
 
 accel=(-accel tcg)
 [ -n "$icount" ] && accel=(-accel "tcg,thread=single" -icount "shift=0,sleep=off")
@@ -121,7 +125,7 @@ qemu=(qemu-system-x86_64 "${accel[@]}" -cpu max -smp "$smp" -m 2G
 	-device "nvme,serial=spnvme0,drive=nvm0"
 	-drive "if=none,id=nvm1,format=raw,cache=unsafe,file=$vm/nvme1.img"
 	-device "nvme,serial=spnvme1,drive=nvm1")
-if [ "$machine" = default ]; then
+if [ "$machine" != multipath ]; then
 	qemu+=(-drive "if=none,id=vd0,format=raw,cache=unsafe,file=$vm/virtio0.img"
 		-device "virtio-blk-pci,drive=vd0,num-queues=2")
 else

@@ -843,6 +843,31 @@ nr_md_raid10()
 	stack_down
 }
 
+# md raid5 over three memory-backed null_blk of 256 MiB (mdadm --create
+# reads its superblocks back), 64 KiB chunks, in sync, no bitmap: 128 KiB
+# at 128 KiB offsets is a full stripe across a chunk.  Reads go to the
+# members by the aligned read path, split at the chunk; writes fill a
+# stripe.  4 KiB writes read, modify and write a stripe.
+nr_md_raid5()
+{
+	local i members=()
+
+	for i in 0 1 2; do
+		dmp_nullb_create "nr-r5-$i" size=256 queue_mode=2 poll_queues=1 \
+			submit_queues=1 irqmode=0 memory_backed=1 blocksize=512 \
+			hw_queue_depth=256 max_sectors=1024 ||
+			{ echo "# bench: cannot create null_blk nr-r5-$i"; return 1; }
+		members+=("$DMP_NODE")
+	done
+	dmp_md_create 5 --assume-clean --bitmap=none --chunk=64 -- "${members[@]}" ||
+		return 1
+	echo "BOUNDARY|md-raid5-3|a 64 KiB chunk (I/O at 128 KiB offsets: a full stripe)"
+	nr_run md-raid5-3 "$DMP_NODE" "" "${nr_small[@]}" "${nr_big[@]}"
+	for i in 0 1 2 3; do
+		stack_down
+	done
+}
+
 # dm-crypt (aes-xts-plain64, kcryptd workers as by default): 4k rows on
 # one target; 128k rows on 16 crypt targets of 128 KiB, each with the IV
 # offset of its place (the sectors and IVs of one target): every bio
@@ -1071,7 +1096,7 @@ nr_dm_striped_again()
 # noregress [STACK...]: the section, every stack or those named
 # (dm_linear, md_raid0...: the functions above without nr_), each after
 # its NRSTACK line.  A name not in the list fails before any stack runs.
-nr_stacks=(dm_linear dm_striped md_raid0 md_raid1 md_raid10 dm_crypt dm_thin dm_cache_wt
+nr_stacks=(dm_linear dm_striped md_raid0 md_raid1 md_raid10 md_raid5 dm_crypt dm_thin dm_cache_wt
 	dm_cache_wb dm_writecache dm_snapshot dm_raid1 dm_integrity md_raid1_jobs
 	dm_striped_again)
 noregress()

@@ -97,6 +97,8 @@ struct opts {
 	unsigned int time_limit_s;	/* the whole run; 0: none */
 	/* -r: SCHED_FIFO priority; the thread then never sleeps to reap */
 	int rt_prio;
+	/* -a: the CPUs of the rings' io-wq workers (none set: not bound) */
+	cpu_set_t iowq_cpus;
 };
 
 /* One device: the region of it that the run writes and reads. */
@@ -883,6 +885,9 @@ static void print_help(const char *prog)
 		"  -r PRIO           run as SCHED_FIFO at PRIO and reap by spinning: never\n"
 		"                    sleep in io_uring_enter() for a completion, as a\n"
 		"                    real-time poller spins on its completion queue\n"
+		"  -a CPU[,CPU]      bind the rings' io-wq workers to these CPUs\n"
+		"                    (IORING_REGISTER_IOWQ_AFF); they otherwise inherit\n"
+		"                    this thread's CPU affinity, and with -r its priority\n"
 		"  -T SECONDS        fail if the whole run takes longer (default 180, 0: none):\n"
 		"                    an I/O that never completes ends the run instead of\n"
 		"                    hanging it\n",
@@ -900,6 +905,23 @@ static unsigned long long parse_size(const char *s)
 	case 'g': case 'G': return v << 30;
 	default: return v;
 	}
+}
+
+/* "0" or "0,2": the CPUs of -a. */
+static int parse_cpus(struct opts *o, const char *list)
+{
+	char *end;
+	long cpu;
+
+	CPU_ZERO(&o->iowq_cpus);
+	do {
+		cpu = strtol(list, &end, 10);
+		if (end == list || cpu < 0 || cpu >= CPU_SETSIZE)
+			return -1;
+		CPU_SET(cpu, &o->iowq_cpus);
+		list = end + 1;
+	} while (*end == ',');
+	return *end ? -1 : 0;
 }
 
 /* "5" or "5,95": the errnos of -E. */
@@ -951,7 +973,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	*o = (struct opts){ .do_write = true, .do_read = true, .iopoll = true,
 			    .qd = 8, .bs_min = 4096, .bs_max = 4096, .seed = 1,
 			    .time_limit_s = 180, .nr_rings = 1, .lbs = SECTOR };
-	while ((c = getopt(argc, argv, "m:o:s:b:q:S:P:R:N:V:K:fBQw:H:IFADWe:E:L:T:r:")) != -1) {
+	while ((c = getopt(argc, argv, "m:o:s:b:q:S:P:R:N:V:K:fBQw:H:IFADWe:E:L:T:r:a:")) != -1) {
 		switch (c) {
 		case 'm':
 			o->expect_zeros = !strcmp(optarg, "zeros");
@@ -1062,6 +1084,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			if (parse_errnos(o, optarg))
 				return -1;
 			break;
+		case 'a':
+			if (parse_cpus(o, optarg))
+				return -1;
+			break;
 		default: return -1;
 		}
 	}
@@ -1152,6 +1178,14 @@ static int run(const struct opts *o)
 		if (ret) {
 			printf("# io_uring_queue_init: %s\n", strerror(-ret));
 			return ret == -EINVAL ? KSFT_SKIP : KSFT_FAIL;
+		}
+		if (CPU_COUNT(&o->iowq_cpus)) {
+			ret = io_uring_register_iowq_aff(&rings[r].ring, sizeof(o->iowq_cpus),
+							 &o->iowq_cpus);
+			if (ret) {
+				printf("# io_uring_register_iowq_aff: %s\n", strerror(-ret));
+				return KSFT_FAIL;
+			}
 		}
 		setup_streams(o, &rings[r], r);
 		if (setup_slots(o, &rings[r])) {
