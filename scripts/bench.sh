@@ -19,7 +19,7 @@
 # job "bench noregress", a VM run of its own per kernel): interrupt-driven
 # I/O only, io_uring without hipri, pvsync2 with RWF_NOWAIT, libaio and
 # psync, 4 KiB and 128 KiB across a chunk or target boundary, through
-# every stack (16 stack functions nr_NAME, 156 points), each point base
+# every stack (17 stack functions nr_NAME, 160 points), each point base
 # against ours (ours_to_base, flagged over 1.01).  Among them
 # md_raid1_jobs, md raid1 and raid10 4 KiB reads from 4 jobs, and, last,
 # dm_striped_again, 128 KiB across a dm-striped chunk over null_blk of 2

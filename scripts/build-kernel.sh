@@ -67,7 +67,8 @@ if ! cmp -s "$fragment.new" "$fragment" || [ ! -f "$obj/.config" ]; then
 		esac
 		grep -qxF -- "$line" "$obj/.config" || echo "$line"
 	done)
-	[ -z "$dropped" ] || die "config options not satisfied in $obj/.config: $dropped"
+	# Configured anew next time, not taken for done.
+	[ -z "$dropped" ] || { rm -f "$fragment"; die "config options not satisfied in $obj/.config: $dropped"; }
 else
 	rm -f "$fragment.new"
 fi

@@ -108,7 +108,9 @@ nvme_args="nvme.poll_queues=2 virtio_blk.poll_queues=1" ns_args=sp.nvme=2 smp=2
 if [ "$machine" = multipath ]; then
 	nvme_args="nvme.poll_queues=1 nvme_core.multipath=Y" ns_args="sp.nvme=8 sp.nvme_heads=1" smp=4
 fi
-append="console=ttyS0 panic=-1 loglevel=6 slab_nomerge"
+# 256 MiB of the RAM at 1 GiB is legacy persistent memory (/dev/pmem0,
+# with nd_e820 and nd_pmem): dm-writecache's pmem mode.
+append="console=ttyS0 panic=-1 loglevel=6 slab_nomerge memmap=256M!1G"
 append="$append $nvme_args"
 append="$append null_blk.nr_devices=0 null_blk.poll_queues=2"
 append="$append $ns_args sp.job=$job${extra:+ $extra}"

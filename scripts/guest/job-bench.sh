@@ -699,6 +699,19 @@ nr_integrity_flush()
 	dmp_dm_suspend_resume "$NR_INTEGRITY"
 }
 
+# nr_wc_anew NAME TABLE CACHE: dm-writecache NAME removed and created
+# again with TABLE over CACHE, whose superblock is cleared first: formatted
+# anew, nothing cached.
+nr_wc_anew()
+{
+	local name=$DMP_PREFIX-$1
+
+	dmsetup remove --retry "$name" || return 1
+	dd if=/dev/zero of="$3" bs=1M count=1 oflag=direct status=none &&
+		dmsetup create "$name" --noudevsync --table "$2" || return 1
+	[ -b "/dev/mapper/$name" ] || dmsetup mknodes "$name"
+}
+
 # nr_wc_fresh: dm-writecache formatted anew in place of the last (same
 # name), with every other 64 KiB extent of its 64 MiB written, O_DSYNC:
 # cached and committed (its "flush" message would write them back and
@@ -707,10 +720,7 @@ nr_wc_fresh()
 {
 	local name=$DMP_PREFIX-nr-wc
 
-	dmsetup remove --retry "$name" || return 1
-	dd if=/dev/zero of="$nr_wc_ssd" bs=1M count=1 oflag=direct status=none &&
-		dmsetup create "$name" --noudevsync --table "$nr_wc_table" || return 1
-	[ -b "/dev/mapper/$name" ] || dmsetup mknodes "$name"
+	nr_wc_anew nr-wc "$nr_wc_table" "$nr_wc_ssd" || return 1
 	fio --name=prime --filename="/dev/mapper/$name" --direct=1 --ioengine=psync \
 		--sync=dsync --rw=write:64k --bs=64k --size=64M >/dev/null 2>&1 || return 1
 	# writecache <errors> <blocks> <free> <under writeback>...
@@ -984,6 +994,35 @@ nr_dm_writecache()
 	stack_down
 }
 
+# nr_wcp_fresh: dm-writecache in pmem mode formatted anew in place of the
+# last (same name): nothing cached.
+nr_wcp_fresh()
+{
+	nr_wc_anew nr-wcp "$nr_wcp_table" "$DMP_PMEM"
+}
+
+# dm-writecache in pmem mode over 64 MiB of the first device, its cache
+# the VM's persistent memory (memmap=, 256 MiB: a quarter used at most,
+# under the high watermark), each run on a cache formatted anew: reads
+# miss and go to the origin; writes are copied into the cache in ->map
+# (ours takes a REQ_NOWAIT read inline, and sends a REQ_NOWAIT write back
+# with BLK_STS_AGAIN, for io-wq, where base issues all from io-wq).  Two
+# jobs contend for writecache's lock.
+nr_dm_writecache_pmem()
+{
+	dmp_find_pmem || { echo "# bench: no persistent memory (memmap=)"; return 1; }
+	nr_wcp_table="0 131072 writecache p ${nulls[0]} $DMP_PMEM 4096 0"
+	dd if=/dev/zero of="$DMP_PMEM" bs=1M count=1 oflag=direct status=none
+	dmp_dm_create nr-wcp "$nr_wcp_table" || return 1
+	echo "BOUNDARY|dm-writecache-pmem|nothing: 4 KiB rows only"
+	NR_PREP=nr_wcp_fresh
+	nr_run dm-writecache-pmem "$DMP_NODE" "" io_uring/4k-randread-qd16 \
+		io_uring/4k-randread-qd16-2jobs io_uring/4k-randwrite-qd16 \
+		io_uring/4k-randwrite-qd16-2jobs
+	NR_PREP=
+	stack_down
+}
+
 # snapshot-origin with a (transient) snapshot of 64 KiB chunks, every
 # chunk copied: 128 KiB writes at 128 KiB offsets cross a chunk
 # boundary, where origin splits them; origin sends reads down whole.
@@ -1097,7 +1136,7 @@ nr_dm_striped_again()
 # (dm_linear, md_raid0...: the functions above without nr_), each after
 # its NRSTACK line.  A name not in the list fails before any stack runs.
 nr_stacks=(dm_linear dm_striped md_raid0 md_raid1 md_raid10 md_raid5 dm_crypt dm_thin dm_cache_wt
-	dm_cache_wb dm_writecache dm_snapshot dm_raid1 dm_integrity md_raid1_jobs
+	dm_cache_wb dm_writecache dm_writecache_pmem dm_snapshot dm_raid1 dm_integrity md_raid1_jobs
 	dm_striped_again)
 noregress()
 {

@@ -409,6 +409,31 @@ dmp_require_module()
 		dmp_skip_all "kernel module $1 not available"
 }
 
+# dmp_find_pmem: bind the VM's legacy persistent memory (memmap=
+# SIZE!OFFSET on the kernel command line) with nd_e820 and nd_pmem, and
+# set DMP_PMEM to its device; fail without it.
+dmp_find_pmem()
+{
+	local i
+
+	modprobe -q nd_e820 2>/dev/null
+	modprobe -q nd_pmem 2>/dev/null
+	for ((i = 0; i < 50; i++)); do
+		[ -b /dev/pmem0 ] && break
+		sleep 0.1
+	done
+	[ -b /dev/pmem0 ] || return 1
+	# shellcheck disable=SC2034 # for the caller
+	DMP_PMEM=/dev/pmem0
+}
+
+# dmp_get_pmem: dmp_find_pmem, or skip the test.
+dmp_get_pmem()
+{
+	dmp_find_pmem ||
+		dmp_skip_all "no /dev/pmem0: boot with memmap=SIZE!OFFSET, CONFIG_X86_PMEM_LEGACY"
+}
+
 # dmp_get_nvme_devs N [VAR]: set DMP_NVME to N devices of DM_POLL_NVME_DEVS
 # (or of the variable VAR names: DM_POLL_NVME_4KN_DEVS, namespaces of
 # 4096-byte blocks, DM_POLL_NVME_PI_DEVS, namespaces with protection

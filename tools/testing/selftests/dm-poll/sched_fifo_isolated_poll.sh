@@ -31,7 +31,7 @@ ktap_print_header
 ktap_set_plan 1
 fifo_setup
 list_cpus /sys/devices/system/cpu/isolated | grep -qx "$cpu" ||
-	dmp_skip_all "CPU $cpu is not isolated (boot with isolcpus=$cpu: the \"isolated\" VM machine)"
+	dmp_skip_all "CPU $cpu is not isolated (isolcpus=$cpu: the \"isolated\" VM machine)"
 
 onetag fifoc 1 || ktap_exit_fail_msg "cannot create null_blk with one tag"
 c=$DMP_NODE
